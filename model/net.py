@@ -1,0 +1,81 @@
+"""The evaluation network: features of a position -> outcome probabilities for the side on roll.
+
+A plain MLP whose heads are chained so the probabilities are always consistent (a backgammon is a
+gammon is a win; gammons can only be lost if the game is lost):
+
+    backgammon:  win  = s(z0)            win_gammon  = win * s(z1)   win_bg  = win_gammon * s(z2)
+                 lose_gammon = (1 - win) * s(z3)                    lose_bg = lose_gammon * s(z4)
+    nardi:       win  = s(z0)            win_mars    = win * s(z1)   lose_mars = (1 - win) * s(z2)
+
+where s is the logistic function. Equity is a pure function of these (model/equity.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+from torch import nn
+
+from .equity import OUTPUTS
+from .features import FEATURE_VERSION, encode, num_features
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the network; stored in every checkpoint."""
+
+    game: str = "backgammon"
+    hidden: tuple[int, ...] = field(default=(128,))
+    feature_version: int = FEATURE_VERSION
+
+    @property
+    def inputs(self) -> int:
+        return num_features(self.game)
+
+    @property
+    def outputs(self) -> int:
+        return OUTPUTS[self.game]
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["hidden"] = list(self.hidden)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "NetConfig":
+        return cls(game=d["game"], hidden=tuple(int(h) for h in d["hidden"]),
+                   feature_version=int(d["feature_version"]))
+
+
+class OutcomeNet(nn.Module):
+    """features (B, F) -> consistent outcome probabilities (B, K) for the side on roll."""
+
+    def __init__(self, config: NetConfig):
+        super().__init__()
+        self.config = config
+        layers: list[nn.Module] = []
+        width = config.inputs
+        for h in config.hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        self.body = nn.Sequential(*layers)
+        self.head = nn.Linear(width, config.outputs)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        s = torch.sigmoid(self.head(self.body(x)))  # (B, K) conditional probabilities
+        win = s[:, 0]
+        if self.config.game == "backgammon":
+            wg = win * s[:, 1]
+            lg = (1 - win) * s[:, 3]
+            return torch.stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]], dim=1)
+        return torch.stack([win, win * s[:, 1], (1 - win) * s[:, 2]], dim=1)
+
+    @torch.no_grad()
+    def probabilities(self, positions: np.ndarray, device: torch.device | str = "cpu") -> np.ndarray:
+        """Outcome probabilities (B, K) float64 of positions (B, 28) seen by the side on roll."""
+        if len(positions) == 0:
+            return np.zeros((0, self.config.outputs))
+        x = torch.from_numpy(encode(self.config.game, positions)).to(device)
+        return self(x).double().cpu().numpy()

@@ -1,0 +1,73 @@
+"""The one interface every player follows, trained or not: pick a play for a batch of positions.
+
+A player sees the batch of positions (B, 28) in the mover's frame, the dice (B, 2), and every legal
+result from ``engine.movegen.legal_plays`` (children[N, 28], parent[N], sorted by parent). It
+returns, for each position, the index into ``children`` of the play it makes. Computing the children
+once, outside the player, lets an arena or trainer share them between players and features.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.movegen import legal_plays
+
+
+def group_argmax(scores: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
+    """Index of the highest score within each parent group: (n,) indices into ``scores``.
+
+    ``parent`` must be sorted (as legal_plays returns it) and cover 0..n-1. Ties go to the first.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    order = np.lexsort((-scores, parent))  # by parent, best score first
+    first = np.ones(len(parent), dtype=bool)
+    first[1:] = parent[order][1:] != parent[order][:-1]
+    best = order[first]
+    if len(best) != n:
+        raise ValueError("every position needs at least one child (legal_plays adds passes)")
+    return best
+
+
+def group_starts(parent: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(start, count) of each parent's block of children; ``parent`` sorted."""
+    count = np.bincount(parent, minlength=n)
+    start = np.cumsum(count) - count
+    return start, count
+
+
+class Player:
+    """Base class: subclasses implement ``select``; ``choose`` is the convenience entry."""
+
+    name = "player"
+
+    def __init__(self, game: str):
+        self.game = game
+
+    def select(self, positions: np.ndarray, dice: np.ndarray, children: np.ndarray,
+               parent: np.ndarray) -> np.ndarray:
+        """(B,) indices into ``children``: the play made from each position."""
+        raise NotImplementedError
+
+    def choose(self, positions: np.ndarray, dice: np.ndarray, first_turn=None) -> np.ndarray:
+        """The positions (B, 28) this player's plays leave, seen by the mover before the turn passes."""
+        positions = np.atleast_2d(np.asarray(positions, dtype=np.int8))
+        dice = np.atleast_2d(np.asarray(dice))
+        children, parent = legal_plays(self.game, positions, dice, first_turn)
+        return children[self.select(positions, dice, children, parent)]
+
+    def reset(self) -> None:
+        """Called between batches of games; stateless players ignore it."""
+
+
+class RandomPlayer(Player):
+    """Picks uniformly among the distinct legal results."""
+
+    name = "random"
+
+    def __init__(self, game: str, seed: int | None = None):
+        super().__init__(game)
+        self.rng = np.random.default_rng(seed)
+
+    def select(self, positions, dice, children, parent):
+        start, count = group_starts(parent, len(positions))
+        return start + (self.rng.random(len(positions)) * count).astype(np.int64)
