@@ -1,0 +1,446 @@
+"""Move notation of both games, out (gnubg style) and in (every form FORMATS.md lists).
+
+A play is rebuilt at the edge from (before, after, dice): a small scalar search over the dice finds
+a sequence of single-checker steps that leads from one to the other. Points are the mover's numbers,
+1..24; the bar is 25 as a source, "off" is 0 as a destination.
+
+Out, as gnubg writes it (checked against gnubg 1.07, see tests/test_notation.py):
+  * one step per die ``13/7``, ``bar/22``, ``6/off``; ``*`` after a point where an opponent blot
+    stood before the play (a hit);
+  * steps sorted from the highest starting point down; a step that starts where an earlier one
+    ended is joined to it: ``24/18*/13`` keeps the point where something was hit, ``24/13`` when
+    nothing happened on the way;
+  * identical moves once with a count: ``8/5(2)``;
+  * the empty play (no die can be used) is ``""`` (gnubg prints nothing; the ``plays`` command and
+    the FIBS protocol use that); ``NO_PLAY`` = "(no play)" is the form for people to read.
+``steps`` gives the same play one step per die in an order it can be played, as gnubg's external
+player protocol needs (gnubg applies the steps as given and hits only at each step's destination).
+
+In: ``parse_play`` reads all those forms (case-insensitive, stars optional, ``b``/``bar``,
+``o``/``off``, ``25`` = bar, ``0`` = off, chains, counts), plays the steps and accepts the result only
+if it is one of ``legal_plays``' children for the roll; otherwise it raises with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import pairwise, permutations
+
+import numpy as np
+
+from .board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, check_game
+from .errors import FormatError, IllegalPlayError
+from .movegen import legal_plays
+from .rules import six_in_a_row_violations
+
+NO_PLAY = "(no play)"
+"""The empty play written for people; ``format_play`` returns "" for it (gnubg prints nothing)."""
+
+BAR_POINT = 25
+OFF_POINT = 0
+
+Step = tuple[int, int]  # (source point 25..1, destination point 24..0)
+
+
+class _Refused(Exception):
+    """A single step the rules refuse, with the reason."""
+
+
+# ----------------------------------------------------------------------------------------------
+# scalar steps
+
+
+def _point_name(point: int) -> str:
+    return "bar" if point == BAR_POINT else "off" if point == OFF_POINT else str(point)
+
+
+def head_limit(game: str, position, dice, first_turn: bool | None = None) -> int:
+    """How many checkers may leave the head this turn (long nardi): "at most one ... in that turn
+    [the first, all 15 on the head], with 6-6, 4-4 or 3-3, two checkers may leave". 4 in backgammon."""
+    if game != "nardi":
+        return 4
+    first = position[HEAD] == CHECKERS if first_turn is None else bool(first_turn)
+    return 2 if first and dice[0] == dice[1] and dice[0] in (3, 4, 6) else 1
+
+
+def _all_home(pos: list[int]) -> bool:
+    return pos[BAR] == 0 and all(v <= 0 for v in pos[6:24])
+
+
+def _play_step(game: str, pos: list[int], source: int, die: int, head_left: int) -> tuple[list[int], bool]:
+    """(new position, hit) after moving one checker from ``source`` by ``die``; _Refused says why not."""
+    if source == BAR_POINT:
+        if game == "nardi":
+            raise _Refused("long nardi has no bar")
+        if pos[BAR] == 0:
+            raise _Refused("no checker on the bar")
+    else:
+        if game == "backgammon" and pos[BAR] > 0:
+            raise _Refused("a checker on the bar must enter first")
+        if pos[source - 1] <= 0:
+            raise _Refused(f"no checker on {source}")
+        if game == "nardi" and source == HEAD + 1 and head_left <= 0:
+            raise _Refused("no more checkers may leave the head (24) this turn")
+    dest = source - die
+    new = list(pos)
+    new[BAR if source == BAR_POINT else source - 1] -= 1
+    if dest >= 1:
+        there = pos[dest - 1]
+        if there < 0 and (game == "nardi" or there < -1):
+            raise _Refused(f"point {dest} is closed")
+        hit = there == -1 and game == "backgammon"
+        new[dest - 1] = 1 if hit else there + 1
+        new[OPP_BAR] += hit
+        return new, hit
+    if not _all_home(pos):
+        raise _Refused(f"{_point_name(source)}/off: bearing off needs every checker in the home board")
+    if dest < 0 and any(v > 0 for v in pos[source:6]):
+        raise _Refused(f"{source}/off: a {die} bears off from {source} only when no checker stands higher")
+    new[OFF] += 1
+    return new, False
+
+
+def _all_sequences(game: str, before, dice, first_turn: bool | None) -> dict[bytes, tuple[Step, ...]]:
+    """Every position a sequence of single steps of the roll reaches, with the longest such sequence
+    (the first found among equally long ones: dice high first, sources from the highest down)."""
+    start = [int(v) for v in before]
+    limit = head_limit(game, start, dice, first_turn)
+    dice_left = tuple(
+        sorted((int(dice[0]),) * 4 if dice[0] == dice[1] else (int(dice[0]), int(dice[1])), reverse=True)
+    )
+    best: dict[bytes, tuple[Step, ...]] = {bytes(np.array(start, np.int8)): ()}
+    seen = set()
+
+    def visit(pos: list[int], left: tuple[int, ...], seq: tuple[Step, ...]) -> None:
+        for i, die in enumerate(left):
+            if die in left[:i]:
+                continue
+            rest = left[:i] + left[i + 1 :]
+            head_left = limit - (start[HEAD] - pos[HEAD])
+            for source in range(BAR_POINT, 0, -1):
+                try:
+                    new, _ = _play_step(game, pos, source, die, head_left)
+                except _Refused:
+                    continue
+                key = bytes(np.array(new, np.int8))
+                if (key, rest) in seen:
+                    continue
+                seen.add((key, rest))
+                step_seq = seq + ((source, max(source - die, OFF_POINT)),)
+                if len(step_seq) > len(best.get(key, ())):
+                    best[key] = step_seq
+                visit(new, rest, step_seq)
+
+    visit(start, dice_left, ())
+    return best
+
+
+# ----------------------------------------------------------------------------------------------
+# out
+
+
+def group_steps(game: str, before, step_list) -> str:
+    """gnubg's grouping of single steps: sorted high to low, one checker's moves joined, counts, stars.
+
+    As gnubg 1.07's FormatMove does it: steps sorted by source, then destination, both descending;
+    a step joined to an earlier one ending on its source (the point kept only where an opponent blot
+    stood before the play); identical moves counted; a star printed on the first move (in printed
+    order) that lands on a point where a blot stood, and on every kept intermediate point.
+    """
+    if not step_list:
+        return ""
+    hit_points = {p for p in range(1, 25) if game == "backgammon" and before[p - 1] < 0}
+    moves = sorted(step_list, key=lambda s: (-s[0], -s[1]))
+    paths = [list(m) for m in moves]
+    used = [False] * len(paths)
+    for i, path in enumerate(paths):
+        if used[i]:
+            continue
+        for j in range(i + 1, len(paths)):
+            if not used[j] and path[-1] != OFF_POINT and paths[j][0] == path[-1]:
+                if path[-1] not in hit_points:
+                    path.pop()  # nothing happened on the way: drop the intermediate point
+                path.append(paths[j][-1])
+                used[j] = True
+    words, starred = [], set()
+    for i, path in enumerate(paths):
+        if used[i]:
+            continue
+        count = 1
+        for j in range(i + 1, len(paths)):
+            if not used[j] and paths[j] == path:
+                used[j] = True
+                count += 1
+        text = _point_name(path[0])
+        for p in path[1:-1]:  # kept intermediate points are hits
+            text += f"/{p}*"
+            starred.add(p)
+        last = path[-1]
+        text += "/" + _point_name(last)
+        if last in hit_points and last not in starred:  # a blot is hit once: one star per point
+            text += "*"
+            starred.add(last)
+        words.append(text + (f"({count})" if count > 1 else ""))
+    return " ".join(words)
+
+
+def play_steps(game: str, before, after, dice, first_turn: bool | None = None) -> tuple[Step, ...]:
+    """The single steps, in an order they can be played, of a play from ``before`` to ``after``.
+
+    ``after`` must be reachable with the roll (ValueError otherwise); () for the empty play.
+    """
+    check_game(game)
+    before, after = np.asarray(before, np.int8), np.asarray(after, np.int8)
+    found = _all_sequences(game, before, dice, first_turn).get(bytes(after))
+    if found is None:
+        raise ValueError(f"no play of {dice[0]}-{dice[1]} leads from the first position to the second")
+    return found
+
+
+def format_play(game: str, before, after, dice, first_turn: bool | None = None) -> str:
+    """gnubg-style notation of the play from ``before`` to ``after`` with ``dice`` ("" = no play)."""
+    return group_steps(game, np.asarray(before), play_steps(game, before, after, dice, first_turn))
+
+
+def steps(game: str, before, after, dice, first_turn: bool | None = None) -> str:
+    """The play one step per die, playable in the order written (``24/18 18/13``), without stars."""
+    return " ".join(
+        f"{_point_name(s)}/{_point_name(d)}" for s, d in play_steps(game, before, after, dice, first_turn)
+    )
+
+
+def format_plays(game: str, position, dice, children, first_turn: bool | None = None) -> list[str]:
+    """Notation of every child of one position (one search for all of them)."""
+    check_game(game)
+    found = _all_sequences(game, np.asarray(position, np.int8), dice, first_turn)
+    out = []
+    for child in np.asarray(children, np.int8):
+        seq = found.get(bytes(child))
+        if seq is None:
+            raise ValueError(f"a child is not reachable from its position with {dice[0]}-{dice[1]}")
+        out.append(group_steps(game, np.asarray(position), seq))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# in
+
+_POINT = r"(?:\d{1,2}|bar|b|off|o)"
+_TOKEN = re.compile(rf"({_POINT})((?:/{_POINT}\*?)+)(?:\((\d)\))?")
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def _read_point(text: str, game: str, is_source: bool, token: str) -> int:
+    if text in ("bar", "b"):
+        point = BAR_POINT
+    elif text in ("off", "o"):
+        point = OFF_POINT
+    else:
+        point = int(text)
+    if point > BAR_POINT:
+        raise FormatError(f"{token}: there is no point {point} (1..24, 25 = bar, 0 = off)")
+    if point == BAR_POINT and (not is_source or game == "nardi"):
+        raise FormatError(
+            f"{token}: " + ("long nardi has no bar" if game == "nardi" else "nothing moves to the bar")
+        )
+    if point == OFF_POINT and is_source:
+        raise FormatError(f"{token}: nothing moves from off the board")
+    return point
+
+
+def read_legs(game: str, text: str) -> list[tuple[int, int, bool]]:
+    """The legs (source, destination, starred) a move text names, counts expanded, chains split.
+
+    Syntax only: FormatError for text that is no move text at all. ``legs`` may span several dice.
+    """
+    check_game(game)
+    legs = []
+    for token in _SEPARATORS.split(text.strip().lower()):
+        if not token:
+            continue
+        match = _TOKEN.fullmatch(token)
+        if not match:
+            raise FormatError(
+                f"cannot read {token!r}: expected moves like 13/7, bar/22, 6/off, 24/18*/13, 8/5(2)"
+            )
+        first, rest, count = match.groups()
+        points = [_read_point(first, game, True, token)]
+        stars = [False]
+        for part in rest.split("/")[1:]:
+            stars.append(part.endswith("*"))
+            points.append(_read_point(part.rstrip("*"), game, False, token))
+        for a, b in pairwise(points):
+            if b >= a:
+                raise FormatError(f"{token}: checkers move from higher points to lower ones, not {a} to {b}")
+            if a == OFF_POINT:
+                raise FormatError(f"{token}: nothing moves on after bearing off")
+        n = int(count) if count else 1
+        if not 1 <= n <= 4:
+            raise FormatError(f"{token}: a move is repeated 1 to 4 times, not {n}")
+        for _ in range(n):
+            legs += [(a, b, star) for a, b, star in zip(points, points[1:], stars[1:])]
+    return legs
+
+
+def _leg_dice(source: int, dest: int, left: tuple[int, ...]):
+    """Every ordered choice of dice from ``left`` that moves one checker from source to dest."""
+    for i, die in enumerate(left):
+        if die in left[:i]:
+            continue
+        rest = left[:i] + left[i + 1 :]
+        there = source - die
+        if there == dest or (dest == OFF_POINT and there < 0):
+            yield (die,), rest
+        elif there > dest and there > 0:
+            for more, rest2 in _leg_dice(there, dest, rest):
+                yield (die,) + more, rest2
+
+
+def _expansions(legs, left: tuple[int, ...]):
+    """Every way to give the legs dice: lists of (source, die, starred, intermediate) steps."""
+    if not legs:
+        yield []
+        return
+    source, dest, star = legs[0]
+    for dice_used, rest in _leg_dice(source, dest, left):
+        here, chunk = source, []
+        for k, die in enumerate(dice_used):
+            last = k == len(dice_used) - 1
+            chunk.append((here, die, star and last, not last))
+            here -= die
+        for tail in _expansions(legs[1:], rest):
+            yield chunk + tail
+
+
+def _leg_shortfall(legs, roll: tuple[int, ...], dice_text: str) -> str:
+    """Why the legs cannot be given dice of the roll: names the first leg no dice fit."""
+    left = roll
+    for source, dest, _ in legs:
+        options = list(_leg_dice(source, dest, left))
+        if options:
+            left = options[0][1]
+            continue
+        name = f"{_point_name(source)}/{_point_name(dest)}"
+        if not left:
+            return f"{name}: more moves than the roll {dice_text} has dice for"
+        if any(_leg_dice(source, dest, roll)):
+            return f"{name}: the dice of {dice_text} are used up by the moves before it"
+        if dest == OFF_POINT:
+            return f"{name}: no die of {dice_text} (nor a sum of them) bears a checker off from {source}"
+        pips = source - dest
+        return f"{name}: {pips} pip{'s' * (pips > 1)} is not a die of {dice_text} (nor a sum of them)"
+    return f"the moves do not fit the roll {dice_text}"
+
+
+def _run(game: str, pos: list[int], order, limit: int) -> tuple[list[int], set[int]]:
+    """Play (source, die, ...) steps in order; returns (position, points hit) or raises _Refused."""
+    head0 = pos[HEAD]
+    hits = set()
+    for source, die, *_ in order:
+        pos, hit = _play_step(game, pos, source, die, limit - (head0 - pos[HEAD]))
+        if hit:
+            hits.add(source - die)
+    return pos, hits
+
+
+def _execute(game: str, pos: list[int], expansion, limit: int):
+    """Play the steps in the order written, else in any order that works: (position, hits) or _Refused
+    with the reason the written order fails."""
+    try:
+        return _run(game, pos, expansion, limit)
+    except _Refused as first_reason:
+        for order in permutations(expansion):
+            try:
+                return _run(game, pos, order, limit)
+            except _Refused:
+                continue
+        raise first_reason from None
+
+
+def _tier(expansion, hits: set[int]) -> int:
+    """0: the text says exactly what happened; 1: it leaves out a hit on the way; 2: a star with no hit."""
+    starred = {source - die for source, die, star, _ in expansion if star}
+    quiet_on_the_way = {source - die for source, die, star, middle in expansion if middle}
+    if not starred <= hits:
+        return 2
+    return 1 if hits & quiet_on_the_way else 0
+
+
+def parse_play(game: str, position, dice, text: str, first_turn: bool | None = None) -> np.ndarray:
+    """The position (28,) a move text leaves; IllegalPlayError (or FormatError for unreadable text)
+    naming the reason when it is no legal play of ``dice`` in ``position``."""
+    check_game(game)
+    before = np.asarray(position, np.int8)
+    dice = (int(dice[0]), int(dice[1]))
+    dice_text = f"{dice[0]}-{dice[1]}"
+    children, _ = legal_plays(game, before[None, :], np.array([dice]), first_turn)
+    legal = {bytes(c) for c in children}
+    legs = read_legs(game, text)
+    if not legs:
+        if legal == {bytes(before)}:
+            return before.copy()
+        raise IllegalPlayError(f"no move given, but {dice_text} can be played here")
+    left = (dice[0],) * 4 if dice[0] == dice[1] else tuple(sorted(dice, reverse=True))
+    expansions = list(_expansions(legs, left))
+    if not expansions:
+        raise IllegalPlayError(_leg_shortfall(legs, left, dice_text))
+    start = [int(v) for v in before]
+    limit = head_limit(game, start, dice, first_turn)
+    results: dict[int, dict[bytes, list]] = {0: {}, 1: {}, 2: {}}
+    refusals, played = [], []
+    for expansion in expansions:
+        try:
+            after, hits = _execute(game, start, expansion, limit)
+        except _Refused as reason:
+            refusals.append(str(reason))
+            continue
+        played.append((after, expansion))
+        key = bytes(np.array(after, np.int8))
+        if key in legal:
+            results[_tier(expansion, hits)].setdefault(key, after)
+    for tier in (0, 1):
+        found = results[tier]
+        if len(found) == 1:
+            return np.array(next(iter(found.values())), np.int8)
+        if len(found) > 1:
+            options = " or ".join(
+                sorted(
+                    format_play(game, before, np.array(a, np.int8), dice, first_turn) for a in found.values()
+                )
+            )
+            raise IllegalPlayError(f"{text.strip()!r} is ambiguous with {dice_text}: {options}")
+    if results[2]:
+        raise IllegalPlayError(f"{text.strip()}: a '*' marks a hit, and nothing is hit there")
+    if not played:
+        raise IllegalPlayError(refusals[0])
+    raise IllegalPlayError(_why_not_legal(game, before, dice, first_turn, played, children))
+
+
+def _why_not_legal(game, before, dice, first_turn, played, children) -> str:
+    """The rule a playable but illegal play breaks: too few dice, the lower die, six in a row."""
+    after, expansion = played[0]
+    used = len(expansion)
+    found = _all_sequences(game, before, dice, first_turn)
+    most = max(len(found[bytes(c)]) for c in children)
+    if used < most:
+        if dice[0] != dice[1]:
+            return "must play both dice"
+        return f"must play {most} moves of the double {dice[0]}-{dice[1]}"
+    if dice[0] != dice[1] and used == 1 and expansion[0][1] != max(dice):
+        return f"must play the higher die ({max(dice)})"
+    if game == "nardi" and six_in_a_row_violations(np.array([after], np.int8))[0]:
+        return "six points in a row may not be built unless an opponent checker is ahead of them"
+    return f"not a legal play of {dice[0]}-{dice[1]}"
+
+
+__all__ = [
+    "NO_PLAY",
+    "format_play",
+    "format_plays",
+    "group_steps",
+    "head_limit",
+    "parse_play",
+    "play_steps",
+    "read_legs",
+    "steps",
+]
