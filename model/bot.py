@@ -1,0 +1,166 @@
+"""The public API for asking the bot (kept stable: outside checks use it).
+
+    from model import Bot
+    bot = Bot.load()                                  # the shipped backgammon network
+    bot = Bot.load(game="nardi")                      # the shipped nardi network
+    bot = Bot.load("runs/bg/last.pt")                 # any checkpoint
+    bot = Bot.load("pubeval")                         # a baseline by name
+    bot.choose("4HPwATDgc/ABMA", [3, 1])              # {"move": "8/5 6/5", "position": {...}, ...}
+    bot.rank(position, dice)                          # every legal play, best first
+    bot.choose_batch([pos1, pos2], [[3, 1], [6, 6]])  # many positions, one network call
+
+A position is our JSON form (a dict or its text), a gnubg Position ID (optionally "PositionID:MatchID"),
+an XGID, or an int8 array (28,) in the mover's frame; the side on roll is the mover. The returned
+``position`` is the JSON form of what the play leaves, seen by the same side, before the turn passes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from engine.board import check_game, validate
+from engine.errors import FormatError
+from engine.formats import read_gnubg_id, read_json_position, read_position_id, read_xgid, write_json_position
+from engine.movegen import legal_plays
+from engine.notation import format_plays
+
+from .equity import OUTPUT_NAMES, cubeless_equity
+from .player import group_starts
+
+
+def read_position(game: str, position) -> np.ndarray:
+    """Any accepted position form -> (28,) int8 in the mover's frame; FormatError with the reason."""
+    check_game(game)
+    if isinstance(position, np.ndarray):
+        pos = position.astype(np.int8)
+        try:
+            validate(game, pos)
+        except ValueError as e:
+            raise FormatError(str(e)) from None
+        return pos
+    if isinstance(position, dict):
+        return read_json_position(game, position)
+    if not isinstance(position, str):
+        raise FormatError(f"a position is a JSON object, a gnubg ID or an XGID, not {type(position).__name__}")
+    text = position.strip()
+    if text.startswith("{"):
+        return read_json_position(game, text)
+    if game != "backgammon":
+        raise FormatError("long nardi positions are given in the JSON form")
+    if text.upper().startswith("XGID="):
+        return read_xgid(text)[0]
+    if ":" in text:
+        return read_gnubg_id(text)[0]
+    return read_position_id(text)
+
+
+def read_dice(dice) -> np.ndarray:
+    """Two dice 1..6 as an array (2,); FormatError otherwise. Accepts [3, 1], (3, 1), "31", "3-1"."""
+    if isinstance(dice, str):
+        digits = [c for c in dice if c.isdigit()]
+        dice = [int(c) for c in digits]
+    try:
+        arr = np.asarray(dice, dtype=np.int64).reshape(-1)
+    except (TypeError, ValueError):
+        raise FormatError(f"dice must be two numbers 1..6, got {dice!r}") from None
+    if arr.shape != (2,) or arr.min() < 1 or arr.max() > 6:
+        raise FormatError(f"dice must be two numbers 1..6, got {dice!r}")
+    return arr
+
+
+class Bot:
+    """A player you can ask: best play, all plays ranked, with probabilities and equity for networks."""
+
+    def __init__(self, player, game: str, name: str, net=None):
+        self.player = player
+        self.game = game
+        self.name = name
+        self.net = net  # the OutcomeNet for trained players, None for baselines
+
+    @classmethod
+    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> "Bot":
+        """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
+        for the shipped checkpoint of ``game`` (checkpoints/<game>.pt)."""
+        from .checkpoint import load_net, shipped_path
+        from .net_player import NetPlayer
+        from .players import make_player
+
+        check_game(game)
+        if path is None or Path(str(path)).suffix == ".pt" or Path(str(path)).is_file():
+            file = shipped_path(game) if path is None else Path(path)
+            net, blob = load_net(file, game=None if path is not None else game, device=device)
+            return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)
+        return cls(make_player(str(path), game, device=device), game, str(path))
+
+    # -- ranking ----------------------------------------------------------------------------------
+
+    def _scores(self, positions, dice, children, parent):
+        """(utility per child, probs per child or None): what the player maximises."""
+        if self.net is not None:
+            from .net_player import child_probabilities
+
+            probs = child_probabilities(self.net, children, self.player.device)
+            return cubeless_equity(self.game, probs), probs
+        scores = getattr(self.player, "scores", None)
+        if scores is not None:
+            return np.asarray(scores(positions, dice, children, parent), dtype=np.float64), None
+        # a player that only picks: its pick first, the rest in generator order
+        pick = self.player.select(positions, dice, children, parent)
+        util = np.zeros(len(children))
+        util[pick] = 1.0
+        return util, None
+
+    def rank_batch(self, positions, dice, first_turn=None) -> list[list[dict]]:
+        """For each position, every distinct legal play, best first (see ``rank``)."""
+        pos = np.stack([read_position(self.game, p) for p in positions])
+        roll = np.stack([read_dice(d) for d in dice])
+        if len(roll) != len(pos):
+            raise FormatError(f"{len(pos)} positions but {len(roll)} rolls")
+        children, parent = legal_plays(self.game, pos, roll, first_turn)
+        util, probs = self._scores(pos, roll, children, parent)
+        start, count = group_starts(parent, len(pos))
+        out = []
+        for i in range(len(pos)):  # the edge: notation and dicts for people, per position
+            block = np.arange(start[i], start[i] + count[i])
+            block = block[np.argsort(-util[block], kind="stable")]
+            ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(pos),))[i])
+            moves = format_plays(self.game, pos[i], roll[i], children[block], ft)
+            best = util[block[0]]
+            plays = []
+            for j, move in zip(block, moves):
+                play = {"move": move, "position": write_json_position(children[j])}
+                if probs is not None:
+                    play["probs"] = dict(zip(OUTPUT_NAMES[self.game], map(float, probs[j])))
+                    play["equity"] = float(util[j])
+                    play["loss"] = float(best - util[j])
+                else:
+                    play["score"] = float(util[j])
+                plays.append(play)
+            out.append(plays)
+        return out
+
+    def rank(self, position, dice, first_turn=None) -> list[dict]:
+        """Every distinct legal play of ``dice`` in ``position``, best first: dicts with ``move``
+        (gnubg notation, "" when no die can be played), ``position`` (JSON form of the result,
+        same side, before the turn passes), and for networks ``probs`` (mover's view after the
+        play), cubeless ``equity`` and ``loss`` against the best."""
+        return self.rank_batch([position], [dice], first_turn)[0]
+
+    def choose(self, position, dice, first_turn=None) -> dict:
+        """The best play: the first entry of ``rank``."""
+        return self.rank(position, dice, first_turn)[0]
+
+    def choose_batch(self, positions, dice, first_turn=None) -> list[dict]:
+        """``choose`` for many positions at once (one generator call, one network call)."""
+        return [plays[0] for plays in self.rank_batch(positions, dice, first_turn)]
+
+    def evaluate(self, position) -> dict:
+        """Cubeless probabilities and equity of a position for the side on roll (networks only)."""
+        if self.net is None:
+            raise ValueError(f"{self.name} is a baseline and gives no probabilities")
+        pos = read_position(self.game, position)
+        probs = self.net.probabilities(pos[None, :], self.player.device)[0]
+        return {"probs": dict(zip(OUTPUT_NAMES[self.game], map(float, probs))),
+                "equity": float(cubeless_equity(self.game, probs))}
