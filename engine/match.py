@@ -19,6 +19,7 @@ is not the Crawford game.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, replace
 
 from .board import check_game
@@ -80,6 +81,11 @@ class Rules:
         return self.game == "backgammon" and self.cube and self.match_length != 1
 
 
+def _is_whole(value) -> bool:
+    """An integer (Python or numpy), not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
 def _rules_refusal(rules: Rules) -> str | None:
     """Why these options cannot be played together, or None."""
     try:
@@ -88,8 +94,9 @@ def _rules_refusal(rules: Rules) -> str | None:
         return str(err)
     for name in ("match_length", "automatic_doubles", "session_games"):
         value = getattr(rules, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        if not _is_whole(value) or value < 0:
             return f"{name} must be a whole number >= 0, got {value!r}"
+        object.__setattr__(rules, name, int(value))
     if rules.match_length > MAX_MATCH_LENGTH:
         return f"a match is 1..{MAX_MATCH_LENGTH} points long (0 = money play), got {rules.match_length}"
     money_only = [name for name in ("jacoby", "beavers") if getattr(rules, name)]
@@ -149,9 +156,9 @@ class MatchState:
 
     def __post_init__(self) -> None:
         score = tuple(self.score)
-        if len(score) != 2 or any(not isinstance(s, int) or s < 0 for s in score):
+        if len(score) != 2 or not all(_is_whole(s) and s >= 0 for s in score):
             raise RuleError(f"a score is two whole numbers >= 0, got {self.score!r}")
-        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "score", (int(score[0]), int(score[1])))
 
     @property
     def length(self) -> int:
@@ -197,6 +204,19 @@ class MatchState:
         """True when winning one game at this cube value already wins ``side`` the match: "a side whose
         cube value already wins it the match is not offered the cube". Always False in money play."""
         return bool(self.length) and self.score[side] + cube >= self.length
+
+
+def game_points(rules: Rules, level: int, cube: int, cube_owner: int | None) -> int:
+    """Points for a game won at ``level`` (1 single, 2 gammon, 3 backgammon; nardi 1 win, 2 mars).
+
+    Backgammon: level x cube, but with the Jacoby rule (money play) "gammons and backgammons count as
+    singles while the cube has not been turned" (centred). Long nardi: the level (no cube).
+    """
+    if rules.game == "nardi":
+        return level
+    if rules.money and rules.jacoby and cube_owner is None:
+        level = 1
+    return level * cube
 
 
 def new_match(rules: Rules | None = None, **options) -> MatchState:

@@ -31,11 +31,11 @@ def state_at(pos, rules=None, score=(0, 0), crawford_played=False, mover=0, cube
     """A game state mid-game: ``mover`` on roll in ``pos``, or with ``dice`` thrown."""
     rules = rules or Rules()
     match = MatchState(rules=rules, score=score, crawford_played=crawford_played)
-    state = g.GameState(match, pos, mover, g.Phase.ROLL, cube=cube, cube_owner=owner)
-    return g.roll(state, dice) if dice else state
+    return g.resume_game(match, pos, mover, cube=cube, cube_owner=owner, dice=dice)
 
 
 BEAR_OFF_LAST = {1: 1}  # the mover has one checker left, on its 1-point: any roll ends the game
+MIDGAME = start_position("backgammon")
 
 
 # --- the opening and the turns ----------------------------------------------------------------------
@@ -129,6 +129,33 @@ def test_a_roll_with_nothing_to_play_passes():
     assert after.mover == 1 and np.array_equal(after.position, flip("backgammon", closed))
 
 
+def test_resume_game_takes_up_a_reachable_state_and_refuses_others():
+    """A game taken up mid-way: on roll, with dice, or doubled; impossible positions and cubes refused."""
+    match = MatchState(Rules(match_length=5), score=(1, 2))
+    assert g.resume_game(match, MIDGAME, 1).phase is g.Phase.ROLL
+    assert g.resume_game(match, MIDGAME, 1, dice=(3, 3)).dice == (3, 3)
+    doubled = g.resume_game(match, MIDGAME, 0, cube=2, cube_owner=0, doubled=True)
+    assert (doubled.phase, doubled.to_act, doubled.cube) == (g.Phase.TAKE, 1, 2)
+    bad = MIDGAME.copy()
+    bad[0] = 0
+    cases = [
+        ({"position": bad}, "checkers"),
+        ({"position": position({}, {12: 15})}, "already over"),
+        ({"cube": 3}, "power of two"),
+        ({"cube": 1, "cube_owner": 0}, "only a turned cube"),
+        ({"mover": 2}, "mover is 0 or 1"),
+        ({"dice": (3, 1), "doubled": True}, "before its roll"),
+    ]
+    for options, reason in cases:
+        args = {"position": MIDGAME, "mover": 0} | options
+        with pytest.raises(RuleError, match=reason):
+            g.resume_game(match, args.pop("position"), args.pop("mover"), **args)
+    with pytest.raises(RuleError, match="Crawford"):
+        g.resume_game(MatchState(Rules(match_length=5), score=(4, 0)), MIDGAME, 0, doubled=True)
+    with pytest.raises(RuleError, match="long nardi has no doubling cube"):
+        g.resume_game(g.new_match(game="nardi"), start_position("nardi"), 0, cube=2, cube_owner=0)
+
+
 # --- the end of a game ----------------------------------------------------------------------------
 
 
@@ -166,8 +193,6 @@ def test_nardi_scores_a_win_or_a_mars():
 
 
 # --- the cube ---------------------------------------------------------------------------------------
-
-MIDGAME = start_position("backgammon")
 
 
 def test_double_then_take_gives_the_taker_the_cube_at_twice_the_value():
