@@ -35,7 +35,9 @@ the side that made that play. ``g.actions(state)`` lists what the side to act ma
 
 A caller that runs many games at once (an arena batching its net calls) can compute the children
 of all its games with one ``legal_plays`` call and hand each game its rows: ``roll(state, dice,
-plays=rows)``; those rows must be exactly legal_plays' output for that position and roll.
+plays=rows)``; those rows must be exactly legal_plays' output for that position and roll. A caller
+that is handed a position mid-game (a gnubg external-player request, a Position ID) rebuilds the
+state with ``resume_game(match, position, mover, cube, cube_owner, dice=None, doubled=False)``.
 
 The opening (RULES-DECISIONS.md): in backgammon each side throws one die, ties are thrown again,
 and the higher plays the two dice just thrown (the first state is already in the MOVE phase); with
