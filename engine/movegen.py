@@ -118,6 +118,8 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
         raise ValueError(f"positions must have shape (B, {NUM_SLOTS}), got {positions.shape}")
     if dice.shape != (len(positions), 2) or dice.min(initial=1) < 1 or dice.max(initial=6) > 6:
         raise ValueError("dice must have shape (B, 2) with values 1..6")
+    if len(positions) == 0:
+        return positions.copy(), np.zeros(0, dtype=np.int64)
     head_limit = _head_limits(game, positions, dice, first_turn)
     is_double = dice[:, 0] == dice[:, 1]
     parts = []
