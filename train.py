@@ -129,7 +129,7 @@ def main(argv: list[str]) -> int:
     games_done, train_state, optimizer_state = 0, None, None
     if args.resume:
         try:
-            net, blob = load_net(last, args.game, device)
+            net, blob = load_net(last, args.game, device, backend="torch")
         except CheckpointError as e:
             print(f"error: cannot resume: {e}", file=sys.stderr)
             return 2

@@ -90,7 +90,7 @@ class Bot:
         check_game(game)
         if path is None or Path(str(path)).suffix == ".pt" or Path(str(path)).is_file():
             file = shipped_path(game) if path is None else Path(path)
-            net, blob = load_net(file, game=None if path is not None else game, device=device)
+            net, blob = load_net(file, game=None if path is not None else game, device=device, backend="auto")
             return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)
         return cls(make_player(str(path), game, device=device), game, str(path))
 

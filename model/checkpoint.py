@@ -6,7 +6,8 @@
      "args": {...}, "made_by": {...}}
 
 A checkpoint whose game, feature version or shapes do not match what is asked for is refused with
-a clear message (CheckpointError), never half-loaded.
+a clear message (CheckpointError), never half-loaded. Training loads it with torch; inference on the
+CPU reads it with model/fastnet.py and runs the network in numpy, without importing torch.
 """
 
 from __future__ import annotations
@@ -15,10 +16,8 @@ import os
 import tempfile
 from pathlib import Path
 
-import torch
-
+from .config import NetConfig
 from .features import FEATURE_VERSION
-from .net import NetConfig, OutcomeNet
 
 FORMAT = "nardibot-checkpoint"
 FORMAT_VERSION = 1
@@ -34,9 +33,11 @@ def shipped_path(game: str) -> Path:
     return SHIPPED / f"{game}.pt"
 
 
-def save(path: str | os.PathLike, net: OutcomeNet, *, games: int = 0, optimizer=None,
+def save(path: str | os.PathLike, net, *, games: int = 0, optimizer=None,
          train_state: dict | None = None, args: dict | None = None, made_by: dict | None = None) -> None:
     """Write the checkpoint atomically: a temporary file in the same folder, fsync, then rename."""
+    import torch
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     blob = {
@@ -65,13 +66,24 @@ def save(path: str | os.PathLike, net: OutcomeNet, *, games: int = 0, optimizer=
         raise
 
 
-def read(path: str | os.PathLike) -> dict:
-    """The checkpoint dict, checked for format; CheckpointError on anything wrong."""
+def read(path: str | os.PathLike, backend: str = "torch") -> dict:
+    """The checkpoint dict, checked for format; CheckpointError on anything wrong.
+
+    backend "torch": tensors, via torch.load(weights_only=True); "numpy": numpy arrays, via
+    model/fastnet.py (no torch import).
+    """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {path}")
     try:
-        blob = torch.load(path, map_location="cpu", weights_only=True)
+        if backend == "numpy":
+            from .fastnet import read_checkpoint
+
+            blob = read_checkpoint(path)
+        else:
+            import torch
+
+            blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
         raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})".split("\n")[0])
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
@@ -85,13 +97,27 @@ def read(path: str | os.PathLike) -> dict:
     return blob
 
 
-def load_net(path: str | os.PathLike, game: str | None = None, device="cpu") -> tuple[OutcomeNet, dict]:
-    """(network, checkpoint dict); refuses a checkpoint of another game or with mismatched shapes."""
-    blob = read(path)
+def load_net(path: str | os.PathLike, game: str | None = None, device="cpu",
+             backend: str = "torch") -> tuple:
+    """(network, checkpoint dict); refuses a checkpoint of another game or with mismatched shapes.
+
+    backend "torch" gives a model.net.OutcomeNet on ``device`` (for training); "numpy" a
+    model.fastnet.NumpyNet (CPU inference without torch); "auto" numpy on the CPU, else torch.
+    """
+    if backend == "auto":
+        backend = "numpy" if str(device) == "cpu" else "torch"
+    blob = read(path, backend)
     if game is not None and blob["game"] != game:
         raise CheckpointError(f"{path} is a {blob['game']} checkpoint, not {game}")
     try:
-        net = OutcomeNet(NetConfig.from_dict(blob["net_config"]))
+        config = NetConfig.from_dict(blob["net_config"])
+        if backend == "numpy":
+            from .fastnet import NumpyNet
+
+            return NumpyNet(config, blob["weights"]), blob
+        from .net import OutcomeNet
+
+        net = OutcomeNet(config)
         net.load_state_dict(blob["weights"])
     except (KeyError, RuntimeError, TypeError, ValueError) as e:
         raise CheckpointError(f"{path}: weights do not fit the network it describes ({str(e).splitlines()[0]})")
@@ -99,8 +125,8 @@ def load_net(path: str | os.PathLike, game: str | None = None, device="cpu") -> 
 
 
 def load_player(path: str | os.PathLike, game: str | None = None, device="cpu"):
-    """A NetPlayer from a checkpoint file (see load_net for the checks)."""
+    """A NetPlayer from a checkpoint file (see load_net for the checks); numpy inference on the CPU."""
     from .net_player import NetPlayer
 
-    net, _ = load_net(path, game, device)
+    net, _ = load_net(path, game, device, backend="auto")
     return NetPlayer(net, device=device, name=Path(path).stem)

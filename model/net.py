@@ -12,41 +12,14 @@ where s is the logistic function. Equity is a pure function of these (model/equi
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
-
 import numpy as np
 import torch
 from torch import nn
 
-from .equity import OUTPUTS
-from .features import FEATURE_VERSION, encode, num_features
+from .config import NetConfig
+from .features import encode
 
-
-@dataclass(frozen=True)
-class NetConfig:
-    """Shape of the network; stored in every checkpoint."""
-
-    game: str = "backgammon"
-    hidden: tuple[int, ...] = field(default=(128,))
-    feature_version: int = FEATURE_VERSION
-
-    @property
-    def inputs(self) -> int:
-        return num_features(self.game)
-
-    @property
-    def outputs(self) -> int:
-        return OUTPUTS[self.game]
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["hidden"] = list(self.hidden)
-        return d
-
-    @classmethod
-    def from_dict(cls, d: dict) -> "NetConfig":
-        return cls(game=d["game"], hidden=tuple(int(h) for h in d["hidden"]),
-                   feature_version=int(d["feature_version"]))
+__all__ = ["NetConfig", "OutcomeNet"]
 
 
 class OutcomeNet(nn.Module):

@@ -11,16 +11,14 @@ from __future__ import annotations
 from typing import Callable
 
 import numpy as np
-import torch
 
 from engine.board import OFF, CHECKERS, flip, winner_score
 
 from .equity import cubeless_equity, flip_probs, outcome_targets
-from .net import OutcomeNet
 from .player import Player, group_argmax
 
 
-def child_probabilities(net: OutcomeNet, children: np.ndarray, device="cpu") -> np.ndarray:
+def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
     """Outcome probabilities (N, K) of each child from the view of the side that just moved.
 
     One network call for the whole batch: the children are flipped so the opponent is on roll,
@@ -40,15 +38,18 @@ def child_probabilities(net: OutcomeNet, children: np.ndarray, device="cpu") -> 
 class NetPlayer(Player):
     """Picks, for each position, the child with the best value for the mover at 0-ply.
 
+    ``net`` is a model.net.OutcomeNet or a model.fastnet.NumpyNet: anything with ``config`` and
+    ``probabilities(positions, device)``.
+
     ``utility`` maps probabilities (N, K), mover's view, to the number to maximise; the default is
     cubeless money equity. Match play passes a match-winning-chance function instead.
     """
 
-    def __init__(self, net: OutcomeNet, device="cpu", name: str = "net",
+    def __init__(self, net, device="cpu", name: str = "net",
                  utility: Callable[[np.ndarray], np.ndarray] | None = None):
         super().__init__(net.config.game)
         self.net = net.eval()
-        self.device = torch.device(device)
+        self.device = device
         self.name = name
         self.utility = utility or (lambda p: cubeless_equity(self.game, p))
         self.last_probs: np.ndarray | None = None  # probabilities of the children of the last call

@@ -14,6 +14,9 @@ for the whole frontier: positions x rolls.
 At the root, ``rank_children`` first scores every candidate at 0-ply and keeps the promising ones
 (a move filter in the spirit of gnubg's: at most ``keep`` plays within ``margin`` equity of the best)
 before looking deeper, so a 2-ply hint costs a few network calls of some ten thousand positions.
+
+``net`` is anything with ``config`` and ``probabilities(positions, device)``: a model.net.OutcomeNet
+or a model.fastnet.NumpyNet.
 """
 
 from __future__ import annotations
@@ -24,12 +27,11 @@ from engine.board import CHECKERS, OFF, flip, winner_score
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 
 from .equity import cubeless_equity, flip_probs, outcome_targets
-from .net import OutcomeNet
 from .net_player import child_probabilities
 from .player import group_argmax
 
 
-def evaluate_positions(net: OutcomeNet, positions: np.ndarray, plies: int, device="cpu") -> np.ndarray:
+def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu") -> np.ndarray:
     """n-ply probabilities (B, K) of positions (B, 28), each for its side on roll."""
     game = net.config.game
     positions = np.asarray(positions, dtype=np.int8)
@@ -56,7 +58,7 @@ def evaluate_positions(net: OutcomeNet, positions: np.ndarray, plies: int, devic
     return (value * weights).reshape(n, rolls, -1).sum(axis=1)
 
 
-def children_probabilities(net: OutcomeNet, children: np.ndarray, plies: int, device="cpu") -> np.ndarray:
+def children_probabilities(net, children: np.ndarray, plies: int, device="cpu") -> np.ndarray:
     """n-ply probabilities (N, K) of children (the mover just played), from the mover's view."""
     if plies <= 0:
         return child_probabilities(net, children, device)
@@ -69,7 +71,7 @@ def children_probabilities(net: OutcomeNet, children: np.ndarray, plies: int, de
     return out
 
 
-def rank_children(net: OutcomeNet, children: np.ndarray, plies: int, keep: int = 8, margin: float = 0.16,
+def rank_children(net, children: np.ndarray, plies: int, keep: int = 8, margin: float = 0.16,
                   device="cpu", utility=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of ONE position scored for ranking: (utility, probs, depth) per child.
 

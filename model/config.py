@@ -1,0 +1,35 @@
+"""The network's shape, kept apart from torch so that inference can run without importing it."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .equity import OUTPUTS
+from .features import FEATURE_VERSION, num_features
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    """Shape of the network; stored in every checkpoint."""
+
+    game: str = "backgammon"
+    hidden: tuple[int, ...] = field(default=(128,))
+    feature_version: int = FEATURE_VERSION
+
+    @property
+    def inputs(self) -> int:
+        return num_features(self.game)
+
+    @property
+    def outputs(self) -> int:
+        return OUTPUTS[self.game]
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["hidden"] = list(self.hidden)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "NetConfig":
+        return cls(game=d["game"], hidden=tuple(int(h) for h in d["hidden"]),
+                   feature_version=int(d["feature_version"]))
