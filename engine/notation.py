@@ -28,7 +28,7 @@ from itertools import pairwise, permutations
 
 import numpy as np
 
-from .board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, check_game
+from .board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, check_game, validate
 from .errors import FormatError, IllegalPlayError
 from .movegen import legal_plays
 from .rules import six_in_a_row_violations
@@ -368,9 +368,18 @@ def _tier(expansion, hits: set[int]) -> int:
 
 def parse_play(game: str, position, dice, text: str, first_turn: bool | None = None) -> np.ndarray:
     """The position (28,) a move text leaves; IllegalPlayError (or FormatError for unreadable text)
-    naming the reason when it is no legal play of ``dice`` in ``position``."""
+    naming the reason when it is no legal play of ``dice`` in ``position``.
+
+    A bad position raises board.PositionError, a bad roll ValueError (all are ValueErrors). Where the
+    text leaves out the points between (``13/7`` with 4-2), the way on which nothing is hit is taken,
+    as gnubg writes a hit on the way (``13/11*/7``); if every way hits and they differ, the text is
+    ambiguous and refused with the candidates.
+    """
     check_game(game)
     before = np.asarray(position, np.int8)
+    validate(game, before)
+    if len(dice) != 2 or not all(1 <= int(d) <= 6 for d in dice):
+        raise ValueError(f"a roll is two dice 1..6, got {tuple(dice)}")
     dice = (int(dice[0]), int(dice[1]))
     dice_text = f"{dice[0]}-{dice[1]}"
     children, _ = legal_plays(game, before[None, :], np.array([dice]), first_turn)
