@@ -24,6 +24,7 @@ import platform
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
 
 import numpy as np
 
@@ -95,10 +96,9 @@ def parse_args(argv: list[str]) -> Args:
 
 def load_players(args: Args):
     """(player A, player B, the device networks run on); UsageError for a player that cannot be made."""
-    device = "cpu"
     specs = (args.a, args.b)
-    if any(spec.strip().lower() not in BASELINES for spec in specs):
-        device = resolve_device(args.device, args.threads)
+    checkpoints = [spec for spec in specs if spec.strip().lower() not in BASELINES and Path(spec).is_file()]
+    device = resolve_device(args.device, args.threads) if checkpoints else "cpu"  # torch only for networks
     players = []
     for seat, spec in enumerate(specs):
         try:
