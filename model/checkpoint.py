@@ -91,9 +91,12 @@ def read(path: str | os.PathLike, backend: str = "torch") -> dict:
     if blob.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(f"{path} has checkpoint format {blob.get('format_version')}, "
                               f"this code reads {FORMAT_VERSION}")
-    if blob.get("feature_version") != FEATURE_VERSION:
-        raise CheckpointError(f"{path} was made with feature version {blob.get('feature_version')}, "
-                              f"this code encodes version {FEATURE_VERSION}")
+    current = FEATURE_VERSION.get(blob.get("game"))
+    if current is None:
+        raise CheckpointError(f"{path} is for an unknown game {blob.get('game')!r}")
+    if blob.get("feature_version") != current:
+        raise CheckpointError(f"{path} was made with {blob['game']} feature version "
+                              f"{blob.get('feature_version')}, this code encodes version {current}")
     return blob
 
 

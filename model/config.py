@@ -14,7 +14,11 @@ class NetConfig:
 
     game: str = "backgammon"
     hidden: tuple[int, ...] = field(default=(128,))
-    feature_version: int = FEATURE_VERSION
+    feature_version: int | None = None  # None: the current version of the game's encoding
+
+    def __post_init__(self):
+        if self.feature_version is None:
+            object.__setattr__(self, "feature_version", FEATURE_VERSION[self.game])
 
     @property
     def inputs(self) -> int:
