@@ -1,0 +1,201 @@
+"""The terminal game (model/play_cli.py): whole games of both games driven through stdin, bad input
+answered with the reason and a new prompt, bad flags refused, and the bot's cube and resignation rule."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine import game as g
+from engine.board import start_position
+from engine.notation import format_play
+from model import play_cli
+from model.play_cli import BOT, HUMAN, Console, Table
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory):
+    """A tiny untrained network per game, saved as a checkpoint (its probabilities drive the cube rule)."""
+    import torch
+
+    from model.checkpoint import save
+    from model.net import NetConfig, OutcomeNet
+
+    torch.manual_seed(0)
+    folder = tmp_path_factory.mktemp("ck")
+    paths = {}
+    for game in ("backgammon", "nardi"):
+        paths[game] = folder / f"{game}.pt"
+        save(paths[game], OutcomeNet(NetConfig(game, (8,))))
+    return paths
+
+
+def run_cli(args, text: str | bytes = b"", timeout=120) -> subprocess.CompletedProcess:
+    """``python -m model.play_cli args`` with ``text`` on stdin."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    data = text.encode() if isinstance(text, str) else text
+    return subprocess.run([sys.executable, "-m", "model.play_cli", *map(str, args)], input=data,
+                          capture_output=True, cwd=ROOT, env=env, timeout=timeout)
+
+
+@pytest.mark.parametrize("game", ["backgammon", "nardi"])
+def test_scripted_match_to_the_end(game, checkpoints):
+    """A whole 3-point match of each game, the person's side typed by --autoplay-human, ends cleanly."""
+    done = run_cli(["--game", game, "--match", 3, "--bot", checkpoints[game], "--seed", 3, "--autoplay-human"])
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""
+    assert "match over: you" in out
+    final = out.rsplit("match over: you ", 1)[1].split(":")[0]  # "X, bot Y"
+    you, bot = int(final.split(",")[0]), int(final.split("bot ")[1])
+    assert max(you, bot) >= 3
+    assert out.count("your move (") > 5 and "the bot rolls" in out
+
+
+def test_garbage_input_gets_reasons_and_new_prompts(checkpoints):
+    """Unreadable text, an illegal move, actions the phase refuses and stray bytes each get their reason
+    and the same prompt again; the end of input ends the session with a message, no traceback."""
+    lines = b"hello\n24/1\ndouble\ntake\nroll\n\xff\xfe\nresign bogus\naccept\n"
+    done = run_cli(["--bot", checkpoints["backgammon"], "--seed", 5, "--you-first"], lines)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in err and err == ""
+    assert "cannot read 'hello'" in out
+    assert "24/1: 23 pips is not a die of" in out
+    assert "no double: a side may double only before its roll" in out
+    assert "no take: there is no double to answer" in out
+    assert "no roll now: the dice are already thrown" in out
+    assert "resign bogus: say resign single" in out
+    assert "no resignation offer waits for an answer" in out
+    assert out.count("your move (") == 9  # the first prompt and one after each of the 8 bad lines
+    assert "input ended: the session ends here" in out
+
+
+def test_quit_and_bad_flags(checkpoints):
+    """quit ends the session cleanly; bad flags and a missing bot give one line on stderr and status 2."""
+    done = run_cli(["--bot", "heuristic", "--seed", 1, "--you-first"], "quit\n")
+    assert done.returncode == 0 and "you quit" in done.stdout.decode()
+    for args in (["--game", "chess"], ["--bot", "/nonexistent/x.pt"], ["--match", 3, "--games", 2],
+                 ["--match", 99], ["--game", "nardi", "--bot", checkpoints["backgammon"]]):
+        done = run_cli(args)
+        err = done.stderr.decode()
+        assert done.returncode == 2, (args, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
+
+
+class Typist:
+    """An input stream that types, for each prompt, the first legal play in the notation (or an answer),
+    computed from the table's state as a person reading the board would."""
+
+    def __init__(self):
+        self.table: Table | None = None
+        self.typed: list[str] = []
+
+    def readline(self) -> str:
+        state = self.table.state
+        if state.resignation is not None:
+            line = "accept"
+        elif state.phase is g.Phase.TAKE:
+            line = "drop"
+        elif state.phase is g.Phase.ROLL:
+            line = "roll"
+        else:
+            line = format_play(state.game, state.position, state.plays[0], state.dice)
+        self.typed.append(line)
+        return line + "\n"
+
+
+def test_typed_moves_play_a_nardi_game(checkpoints):
+    """A long-nardi game played through typed move text (parse_play), against a checkpoint, to its end."""
+    from model.bot import Bot
+
+    typist, out = Typist(), io.StringIO()
+    table = Table(Bot.load(str(checkpoints["nardi"]), game="nardi"), g.Rules(game="nardi", session_games=1),
+                  np.random.default_rng(7), Console(typist, out), you_first=True)
+    typist.table = table
+    assert table.run() == 0
+    text = out.getvalue()
+    assert "session over" in text and table.match.is_over
+    assert sum("/" in line for line in typist.typed) > 10  # real moves were typed and accepted
+    assert "not a legal play" not in text and "cannot read" not in text
+
+
+class StubBot:
+    """A bot whose network always gives the same probabilities (seen by the side on roll)."""
+
+    name, game = "stub", "backgammon"
+    net = object()
+
+    def __init__(self, probs):
+        self.probs = probs
+
+    def evaluate(self, position):
+        return {"probs": dict(zip(["win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"],
+                                  self.probs))}
+
+
+def _state(mover, rules=None, cube=1, owner=None, score=(0, 0)):
+    match = g.MatchState(rules=rules or g.Rules(), score=score)
+    return g.resume_game(match, start_position("backgammon"), mover, cube=cube, cube_owner=owner)
+
+
+def test_bot_cube_rule_follows_model_cube():
+    """The bot doubles a near-certain win and not an even game, drops a hopeless take, takes a fair one,
+    and never doubles where the rules forbid it (cube owned by the person)."""
+    sure, even = StubBot([0.97, 0.0, 0.0, 0.0, 0.0]), StubBot([0.5, 0.1, 0.0, 0.1, 0.0])
+    assert play_cli.bot_doubles(sure, _state(BOT))
+    assert not play_cli.bot_doubles(even, _state(BOT))
+    assert not play_cli.bot_doubles(sure, _state(BOT, cube=2, owner=HUMAN))
+    doubled = g.double(_state(HUMAN))
+    # the stub's probabilities are seen by the side on roll, the doubling person
+    assert play_cli.take_advice(StubBot([0.95, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "pass"
+    assert play_cli.take_advice(StubBot([0.6, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "take"
+
+
+def test_bot_resigns_and_answers_resignations():
+    """A lost bot offers the level it loses by; it accepts an offer worth its equity, rejects a smaller one."""
+    lost_gammon = StubBot([0.0, 0.0, 0.0, 1.0, 0.0])
+    assert play_cli.bot_resignation(lost_gammon, _state(BOT)) == 2
+    assert play_cli.bot_resignation(StubBot([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
+    assert play_cli.bot_resignation(StubBot([0.3, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) is None
+    offer = g.offer_resignation(_state(HUMAN), HUMAN, 1)  # the stub's view is the person's, on roll
+    assert play_cli.bot_accepts(StubBot([0.2, 0.0, 0.0, 0.0, 0.0]), offer)  # bot's equity +0.6 < 1
+    assert not play_cli.bot_accepts(StubBot([0.1, 0.0, 0.0, 0.9, 0.0]), offer)  # bot expects a gammon
+
+
+def test_person_doubles_and_bot_answers():
+    """The person types double; the bot drops a hopeless position (game over, the person scores the cube)
+    and takes a fair one (the cube turns to 2, owned by the bot)."""
+    for probs, result in (([0.97, 0.0, 0.0, 0.0, 0.0], "dropped"), ([0.55, 0.0, 0.0, 0.0, 0.0], "took")):
+        out = io.StringIO()
+        table = Table(StubBot(probs), g.Rules(), np.random.default_rng(0), Console(io.StringIO("double\n"), out),
+                      you_first=True)
+        table.state = _state(HUMAN)
+        table.person_acts()
+        assert table.state.phase is g.Phase.TAKE and "you double to 2" in out.getvalue()
+        table.bot_acts()
+        if result == "dropped":
+            assert table.state.is_over and table.state.result.winner == HUMAN and table.state.result.points == 1
+        else:
+            assert (table.state.cube, table.state.cube_owner, table.state.phase) == (2, BOT, g.Phase.ROLL)
+
+
+def test_person_answers_a_bot_double():
+    """When the bot doubles, the person is asked take/drop; a wrong word gets the reason, drop ends the game."""
+    out = io.StringIO()
+    table = Table(StubBot([0.9, 0.0, 0.0, 0.0, 0.0]), g.Rules(match_length=5), np.random.default_rng(0),
+                  Console(io.StringIO("maybe\ndrop\n"), out), you_first=False)
+    table.state = _state(BOT, rules=g.Rules(match_length=5))
+    table.bot_acts()
+    assert table.state.phase is g.Phase.TAKE
+    table.person_acts()
+    text = out.getvalue()
+    assert "the bot doubles to 2" in text and "'maybe': the bot doubled: type take, drop" in text
+    assert table.state.is_over and table.state.result.how == "dropped" and table.state.result.winner == BOT
