@@ -43,7 +43,7 @@ def run_cli(args, text: str | bytes = b"", timeout=120) -> subprocess.CompletedP
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     data = text.encode() if isinstance(text, str) else text
     return subprocess.run([sys.executable, "-m", "model.play_cli", *map(str, args)], input=data,
-                          capture_output=True, cwd=ROOT, env=env, timeout=timeout)
+                          capture_output=True, cwd=ROOT, env=env, timeout=timeout, check=False)
 
 
 @pytest.mark.parametrize("game", ["backgammon", "nardi"])
