@@ -1,5 +1,6 @@
 """Pictures of positions (engine/pictures.py): the text board read back to the checkers it shows, the
-SVG parsed as XML and its shapes counted, the chosen play marked, and PNG refused clearly without a converter."""
+SVG parsed as XML and its shapes counted, the chosen play marked, and PNG refused clearly without a
+converter."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def test_ascii_start_position_reads_back(game):
 
 
 def test_ascii_nardi_heads_in_their_corners():
-    """Long nardi: the mover's head (24) is the top-right point, the opponent's (the mover's 12) bottom left."""
+    """Long nardi: the mover's head (24) is the top-right point, the opponent's (our 12) the bottom left."""
     lines = ascii_board("nardi", start_position("nardi")).splitlines()
     top = next(i for i, line in enumerate(lines) if line.startswith(" +")) + 1
     board_width = len(" +" + "-" * 18 + "+---+" + "-" * 18 + "+")
@@ -87,7 +88,8 @@ def test_ascii_nardi_heads_in_their_corners():
 
 def test_ascii_hand_made_position():
     """A hand-made position: tall stacks, both bars and both trays read back; pips and the cube shown."""
-    text = ascii_board("backgammon", HAND_MADE, mover_name="you", opponent_name="bot", cube=(4, 1), dice=(6, 5))
+    text = ascii_board("backgammon", HAND_MADE, mover_name="you", opponent_name="bot", cube=(4, 1),
+                       dice=(6, 5))
     counts, bar, opp_bar, off = read_ascii(text)
     assert counts == {p: int(HAND_MADE[p - 1]) for p in range(1, 25)}
     assert (bar, opp_bar) == (1, 2)
@@ -131,7 +133,7 @@ def _of_class(root: ET.Element, tag: str, cls: str) -> list[ET.Element]:
 
 @pytest.mark.parametrize("game, shapes, labels", [("backgammon", 30, []), ("nardi", 10, ["15", "15"])])
 def test_svg_start_positions(game, shapes, labels):
-    """The SVG of a start position parses as XML, draws five places per point at most, counts on taller stacks."""
+    """A start position's SVG parses as XML, with at most five places a point, counts on taller stacks."""
     root = _svg(svg_board(game, start_position(game), title="start"))
     assert len(_checkers(root)) == shapes
     assert len(_checkers(root, "mover")) == shapes // 2

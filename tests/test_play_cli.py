@@ -49,7 +49,8 @@ def run_cli(args, text: str | bytes = b"", timeout=120) -> subprocess.CompletedP
 @pytest.mark.parametrize("game", ["backgammon", "nardi"])
 def test_scripted_match_to_the_end(game, checkpoints):
     """A whole 3-point match of each game, the person's side typed by --autoplay-human, ends cleanly."""
-    done = run_cli(["--game", game, "--match", 3, "--bot", checkpoints[game], "--seed", 3, "--autoplay-human"])
+    args = ["--game", game, "--match", 3, "--bot", checkpoints[game], "--seed", 3, "--autoplay-human"]
+    done = run_cli(args)
     out = done.stdout.decode()
     assert done.returncode == 0, done.stderr.decode()
     assert done.stderr == b""
@@ -160,7 +161,7 @@ def test_bot_cube_rule_follows_model_cube():
 
 
 def test_bot_resigns_and_answers_resignations():
-    """A lost bot offers the level it loses by; it accepts an offer worth its equity, rejects a smaller one."""
+    """A lost bot offers the level it loses by; it accepts an offer worth its equity, not a smaller one."""
     lost_gammon = StubBot([0.0, 0.0, 0.0, 1.0, 0.0])
     assert play_cli.bot_resignation(lost_gammon, _state(BOT)) == 2
     assert play_cli.bot_resignation(StubBot([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
@@ -175,20 +176,21 @@ def test_person_doubles_and_bot_answers():
     and takes a fair one (the cube turns to 2, owned by the bot)."""
     for probs, result in (([0.97, 0.0, 0.0, 0.0, 0.0], "dropped"), ([0.55, 0.0, 0.0, 0.0, 0.0], "took")):
         out = io.StringIO()
-        table = Table(StubBot(probs), g.Rules(), np.random.default_rng(0), Console(io.StringIO("double\n"), out),
-                      you_first=True)
+        console = Console(io.StringIO("double\n"), out)
+        table = Table(StubBot(probs), g.Rules(), np.random.default_rng(0), console, you_first=True)
         table.state = _state(HUMAN)
         table.person_acts()
         assert table.state.phase is g.Phase.TAKE and "you double to 2" in out.getvalue()
         table.bot_acts()
         if result == "dropped":
-            assert table.state.is_over and table.state.result.winner == HUMAN and table.state.result.points == 1
+            result = table.state.result
+            assert table.state.is_over and result.winner == HUMAN and result.points == 1
         else:
             assert (table.state.cube, table.state.cube_owner, table.state.phase) == (2, BOT, g.Phase.ROLL)
 
 
 def test_person_answers_a_bot_double():
-    """When the bot doubles, the person is asked take/drop; a wrong word gets the reason, drop ends the game."""
+    """When the bot doubles the person is asked take or drop; a wrong word gets the reason; drop ends it."""
     out = io.StringIO()
     table = Table(StubBot([0.9, 0.0, 0.0, 0.0, 0.0]), g.Rules(match_length=5), np.random.default_rng(0),
                   Console(io.StringIO("maybe\ndrop\n"), out), you_first=False)
