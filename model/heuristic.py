@@ -27,15 +27,23 @@ from .player import Player, group_argmax, group_starts
 _ROLL_COUNT = np.where(ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1], 1, 2)  # rolls of 36 behind each of the 21
 
 
-def _advance(reach: np.ndarray, steps: int, closed: np.ndarray) -> np.ndarray:
-    """Move every opponent checker marked in ``reach`` (N, 25) ``steps`` points up our numbering.
+_BITS = np.uint32(1) << np.arange(25, dtype=np.uint32)  # bit p: index p (0 = the opponent's bar)
+_BOARD_MASK = np.uint32((1 << 25) - 1)
 
-    Index 0 is the opponent's bar (it enters on our point d with a d), index p our point p; a
-    checker may not stop on a point we hold with two or more (``closed``).
+
+def _bitmask(flags: np.ndarray) -> np.ndarray:
+    """(N, 25) bools -> (N,) uint32 with bit p set where column p is True."""
+    packed = np.packbits(flags, axis=1, bitorder="little")  # (N, 4) bytes, bit p of the row at p
+    return np.ascontiguousarray(packed).view("<u4")[:, 0].astype(np.uint32)
+
+
+def _advance(reach: np.ndarray, steps: int, closed: np.ndarray) -> np.ndarray:
+    """Move every opponent checker marked in ``reach`` (bitmasks (N,)) ``steps`` points up our numbering.
+
+    Bit 0 is the opponent's bar (it enters on our point d with a d), bit p our point p; a checker may
+    not stop on a point we hold with two or more (``closed``).
     """
-    out = np.zeros_like(reach)
-    out[:, steps:] = reach[:, : reach.shape[1] - steps]
-    return out & ~closed
+    return (reach << np.uint32(steps)) & ~closed & _BOARD_MASK
 
 
 def shots(positions: np.ndarray) -> np.ndarray:
@@ -46,18 +54,18 @@ def shots(positions: np.ndarray) -> np.ndarray:
     double) when it can stop on the way: every intermediate point must be open (not held by two or
     more of the mover's checkers). The opponent moves from its bar (index 0) up our numbering. Its
     duty to enter first from the bar is ignored: a small overestimate of the shots. Column 0 is 0.
+    Points are bits of one integer per position, so moving all checkers is one shift.
     """
     pos = np.asarray(positions)
     board = pos[:, POINTS]
-    shooters = np.zeros((len(pos), 25), dtype=bool)
-    shooters[:, 0] = pos[:, OPP_BAR] > 0
-    shooters[:, 1:] = board < 0
-    closed = np.zeros_like(shooters)
-    closed[:, 1:] = board >= 2
-    blots = np.zeros_like(shooters)
-    blots[:, 1:] = board == 1
-    count = np.zeros((len(pos), 25), dtype=np.int32)
-    for (high, low), rolls in zip(ALL_ROLLS, _ROLL_COUNT):
+    column = np.zeros((len(pos), 25), dtype=bool)
+    column[:, 0] = pos[:, OPP_BAR] > 0
+    column[:, 1:] = board < 0
+    shooters = _bitmask(column)
+    closed = _bitmask(np.pad(board >= 2, ((0, 0), (1, 0))))
+    blots = _bitmask(np.pad(board == 1, ((0, 0), (1, 0))))
+    hits = np.empty((len(ALL_ROLLS), len(pos)), dtype=np.uint32)  # (21, N) blots hit by each roll
+    for r, (high, low) in enumerate(ALL_ROLLS):
         if high == low:
             reach = np.zeros_like(shooters)
             step = shooters
@@ -68,8 +76,11 @@ def shots(positions: np.ndarray) -> np.ndarray:
             first_high = _advance(shooters, high, closed)
             first_low = _advance(shooters, low, closed)
             reach = first_high | first_low | _advance(first_high, low, closed) | _advance(first_low, high, closed)
-        count += rolls * (reach & blots)
-    return count
+        hits[r] = reach & blots
+    hit_bits = np.unpackbits(hits.astype("<u4").view(np.uint8).reshape(len(ALL_ROLLS), len(pos), 4),
+                             axis=2, bitorder="little")[:, :, :25]  # (21, N, 25)
+    doubles = _ROLL_COUNT == 1
+    return hit_bits[doubles].sum(axis=0, dtype=np.int32) + 2 * hit_bits[~doubles].sum(axis=0, dtype=np.int32)
 
 
 def _longest_run(held: np.ndarray) -> np.ndarray:
@@ -160,7 +171,7 @@ def nardi_scores(children: np.ndarray, w: NardiWeights = NardiWeights()) -> np.n
     last = np.where(theirs.any(axis=1), np.argmax(theirs, axis=1), 24)
     ahead = np.arange(24)[None, :] > last[:, None]
     mine = along > 0
-    score = -w.pips * pips("nardi", pos)[:, 0].astype(np.float64)
+    score = -w.pips * (np.maximum(board, 0) @ np.arange(1, 25)).astype(np.float64)
     score += w.off * pos[:, OFF]
     score += w.held * mine.sum(axis=1)
     score += w.blocking * (mine & ahead).sum(axis=1)
