@@ -25,12 +25,13 @@ The bot's cube and resignation decisions (the "cube rule"):
     most the person can still lose (engine.game.max_resignation).
 
 Exit status: 0 when the session ends (match over, ``quit`` or end of input), 2 for bad flags or a
-bot that cannot be loaded (one line on stderr).
+bot that cannot be loaded (one line on stderr), 1 when the output's reader goes away.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -389,11 +390,13 @@ class Table:
         """The bot's view of the person's decision: its top plays, or its cube or take advice."""
         state, say = self.state, self.console.say
         if state.phase is g.Phase.MOVE:
-            for k, play in enumerate(self.bot.rank(state.position, state.dice)[:HINT_PLAYS], 1):
-                value = (f"equity {play['equity']:+.3f}  loss {play['loss']:.3f}  "
-                         f"win {play['probs']['win']:.1%}"
-                         if "equity" in play else f"score {play['score']:+.3f}")
-                say(f"  {k}. {play['move'] or NO_PLAY:<24} {value}")
+            ranked = self.bot.rank(state.position, state.dice)
+            if "equity" not in ranked[0]:  # a baseline picks a play but does not rank them
+                say(f"  the bot ({self.bot.name}) would play {ranked[0]['move'] or NO_PLAY}")
+                return
+            for k, play in enumerate(ranked[:HINT_PLAYS], 1):
+                say(f"  {k}. {play['move'] or NO_PLAY:<24} equity {play['equity']:+.3f}  "
+                    f"loss {play['loss']:.3f}  win {play['probs']['win']:.1%}")
         elif state.phase is g.Phase.TAKE:
             say(f"  the bot would {take_advice(self.bot, state, HUMAN)}")
         elif state.phase is g.Phase.ROLL:
@@ -438,6 +441,8 @@ def _rules(args) -> g.Rules:
     """The rules of the session; RuleError when the flags do not go together."""
     if args.games is not None and args.match:
         raise g.RuleError("--games is for money play (--match 0)")
+    if args.seed is not None and args.seed < 0:
+        raise g.RuleError(f"--seed must be a whole number >= 0, got {args.seed}")
     if args.games is not None and args.games < 1:
         raise g.RuleError(f"--games must be at least 1, got {args.games}")
     games = (args.games or 1) if not args.match else 0
@@ -475,6 +480,9 @@ def main(argv=None, stdin=None, stdout=None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=stdout)
         return 0
+    except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
 
 
 if __name__ == "__main__":

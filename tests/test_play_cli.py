@@ -201,3 +201,45 @@ def test_person_answers_a_bot_double():
     text = out.getvalue()
     assert "the bot doubles to 2" in text and "'maybe': the bot doubled: type take, drop" in text
     assert table.state.is_over and table.state.result.how == "dropped" and table.state.result.winner == BOT
+
+
+def test_hint_lists_legal_plays_best_first(checkpoints):
+    """hint shows the bot's top plays, best first, each a legal play of the person's roll."""
+    from engine.notation import parse_play
+    from model.bot import Bot
+
+    out = io.StringIO()
+    table = Table(Bot.load(str(checkpoints["backgammon"])), g.Rules(), np.random.default_rng(0),
+                  Console(io.StringIO(), out), you_first=True)
+    table.state = g.roll(_state(HUMAN), (5, 1))
+    table.hint()
+    rows = [line.split(".", 1)[1] for line in out.getvalue().splitlines()]
+    assert len(rows) == play_cli.HINT_PLAYS
+    equities = [float(row.split("equity ")[1].split()[0]) for row in rows]
+    assert equities == sorted(equities, reverse=True)
+    legal = {bytes(p) for p in table.state.plays}
+    for row in rows:
+        move = row.split("equity")[0].strip()
+        assert bytes(parse_play("backgammon", table.state.position, (5, 1), move)) in legal
+
+
+def test_random_input_never_escapes(checkpoints):
+    """Random commands, move-like junk and control characters, many lines of them, in matches and money
+    sessions of both games: every line is answered, and the session ends cleanly at the end of input."""
+    from model.bot import Bot
+
+    rnd = np.random.default_rng(0)
+    words = ["roll", "double", "take", "drop", "beaver", "accept", "reject", "resign", "resign gammon",
+             "resign 3", "resign mars", "hint", "board", "help", "", "24/18", "13/7 8/7", "bar/22", "6/off",
+             "8/5(2)", "25/0", "0/5", "13/7*", "24/18/13", "b/20", "o/1", "1/off(4)", "13/7(9)", "//", "(((",
+             "24/-1", "99/1", "13 7", "13/7,8/7", "\u00e4/\u00fc", "\x00", "1e9/1"]
+    sessions = [("backgammon", 0), ("backgammon", 3), ("nardi", 0), ("nardi", 3)]
+    for trial, (game, length) in enumerate(sessions):
+        bot = Bot.load(str(checkpoints[game]), game=game)
+        lines = "\n".join(rnd.choice(words) for _ in range(200)) + "\n"
+        rules = g.Rules(game=game, match_length=length, session_games=0 if length else 2)
+        out = io.StringIO()
+        console = Console(io.StringIO(lines), out)
+        table = Table(bot, rules, np.random.default_rng(trial), console, you_first=trial % 2 == 0)
+        assert table.run() == 0
+        assert "input ended" in out.getvalue() or "over: you" in out.getvalue()
