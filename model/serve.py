@@ -12,7 +12,7 @@ for exactly one reply line:
                          ``bar/22``, ``6/off``); an empty line when no die can be played
     roll or double       ``roll`` / ``double`` (dice 0 0: gnubg asks only when the bot may double)
     a take question      ``take`` / ``drop`` (``beaver`` only with beavers on: gnubg stalls otherwise)
-    any turn             ``resign n|g|b`` when the game is lost anyway (see ``resign_level``)
+    any turn             ``resign n|g|b`` when the game is lost anyway (``BotAgent._resignation``)
 
 gnubg does not check an external play before applying it (an illegal one forfeits the roll, an
 unparsable one corrupts its board), so every play is checked here before it is sent: it must be one
@@ -47,6 +47,7 @@ from engine.notation import parse_play, steps
 
 from . import cube
 from .equity import flip_probs
+from .resign import TOLERANCE, resignation_offer
 
 MAX_LINE = 4096
 """A request longer than this (bytes, no line end yet) is dropped as garbage."""
@@ -61,9 +62,10 @@ class ServeOptions:
     plies: int = 0
     """Look-ahead for plays and cube decisions of a network bot (0, 1 or 2)."""
     resign: bool = True
-    """Offer a resignation when the game is lost anyway (``resign_level``)."""
-    resign_margin: float = 0.001
-    """Resign only when the outcome is this sure (probabilities within it of 0 or 1)."""
+    """Offer a resignation when the game is lost anyway (``BotAgent._resignation``)."""
+    resign_tolerance: float = TOLERANCE
+    """Resign a level only when its value is within this (normalised equity) of playing on
+    (model/resign.py's ``resignation_offer``)."""
     jacoby: bool = True
     """Money play: assume the Jacoby rule (gnubg's default)."""
     beavers: bool = False
@@ -84,23 +86,6 @@ class ServeStats:
         """Count one reply under its first word ("roll", "resign"...), "move" or "no play"."""
         word = "no play" if not reply else "move" if "/" in reply else reply.split(" ")[0]
         self.replies[word] = self.replies.get(word, 0) + 1
-
-
-def resign_level(probs, margin: float) -> int:
-    """The resignation the outcome probabilities (mover's view, gnubg order) make safe, or 0.
-
-    Only a lost game is resigned: P(win) <= margin. Then a backgammon (3) when P(lose backgammon)
-    >= 1 - margin, a gammon (2) when P(lose gammon) >= 1 - margin and P(lose backgammon) <= margin, a
-    single (1) when P(lose gammon) <= margin; in between (a gammon possible but not sure) play on.
-    """
-    win, _, _, lose_gammon, lose_backgammon = (float(v) for v in probs)
-    if win > margin:
-        return 0
-    if lose_backgammon >= 1 - margin:
-        return 3
-    if lose_gammon >= 1 - margin and lose_backgammon <= margin:
-        return 2
-    return 1 if lose_gammon <= margin else 0
 
 
 def cube_state(board: FibsBoard, side: int, options: ServeOptions) -> cube.CubeState:
@@ -173,16 +158,19 @@ class BotAgent:
 
     # -- the three questions ----------------------------------------------------------------------
 
-    def _resignation(self, board: FibsBoard, probs) -> str | None:
-        """``resign n|g|b`` if the game is lost anyway and no offer was declined in this position."""
+    def _resignation(self, board: FibsBoard, probs, on_roll: bool) -> str | None:
+        """``resign n|g|b`` if the game is lost anyway (model/resign.py: the lowest level worth what
+        playing on is worth, from ``probs`` seen by the bot, on roll or just after its play), capped by
+        what the rules let it lose, and unless an offer was declined in this very position (gnubg asks
+        again after declining; the offer may come again once a roll has been played)."""
         key = board.position.tobytes()
         if self._offered_at is not None and self._offered_at != key:
-            self._offered_at = None  # a roll has been played since the offer: it may come again
+            self._offered_at = None
         if not self.options.resign or probs is None or self._offered_at == key:
             return None
-        level = resign_level(probs, self.options.resign_margin)
-        state = resume_game(new_match(), board.position, 0)
-        level = min(level, max_resignation(state, 0))
+        state = cube_state(board, board.mover, self.options)
+        level = int(resignation_offer(probs, state, on_roll=on_roll, tolerance=self.options.resign_tolerance))
+        level = min(level, max_resignation(resume_game(new_match(), board.position, 0), 0))
         if level == 0:
             return None
         self._offered_at = key
@@ -195,7 +183,7 @@ class BotAgent:
         if len(children) == 1 and np.array_equal(children[0], board.position):
             return ""  # no die can be played
         pick, probs = self._pick(board, children, parent)
-        resign = self._resignation(board, probs)
+        resign = self._resignation(board, probs, on_roll=False)
         if resign:
             return resign
         text = checked_play_text(board.position, board.dice, children[pick], children)
@@ -210,7 +198,7 @@ class BotAgent:
         probs = self._probabilities(board.position)
         if probs is None:
             return "roll"
-        resign = self._resignation(board, probs)
+        resign = self._resignation(board, probs, on_roll=True)
         if resign:
             return resign
         state = cube_state(board, board.mover, self.options)
@@ -396,8 +384,8 @@ def build_parser(prog: str = "evaluate.py serve") -> argparse.ArgumentParser:
                         help="checkpoint path or baseline name (pubeval, heuristic...); default: the shipped net")
     parser.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="look-ahead of a network bot")
     parser.add_argument("--no-resign", action="store_true", help="never offer a resignation")
-    parser.add_argument("--resign-margin", type=float, default=ServeOptions.resign_margin,
-                        help="resign only when the loss is this sure (default 0.001)")
+    parser.add_argument("--resign-tolerance", type=float, default=ServeOptions.resign_tolerance,
+                        help="resign a level worth this close to playing on (normalised equity, default 0.001)")
     parser.add_argument("--no-jacoby", action="store_true", help="money play without the Jacoby rule")
     parser.add_argument("--beavers", action="store_true", help="beaver when right (the client must allow it)")
     parser.add_argument("--max-connections", type=int, default=None, help="exit after serving this many clients")
@@ -412,8 +400,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
         parser.error(f"--port must be 0..65535, got {args.port}")
-    if not 0.0 <= args.resign_margin < 0.5:
-        parser.error(f"--resign-margin must be within 0..0.5, got {args.resign_margin}")
+    if not 0.0 <= args.resign_tolerance <= 0.5:
+        parser.error(f"--resign-tolerance must be within 0..0.5, got {args.resign_tolerance}")
     if args.max_connections is not None and args.max_connections < 1:
         parser.error(f"--max-connections must be at least 1, got {args.max_connections}")
     from .bot import Bot
@@ -426,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     if bot.game != "backgammon":
         print(f"{parser.prog}: error: gnubg plays backgammon; {args.model} is a {bot.game} model", file=sys.stderr)
         return 2
-    options = ServeOptions(plies=args.ply, resign=not args.no_resign, resign_margin=args.resign_margin,
+    options = ServeOptions(plies=args.ply, resign=not args.no_resign, resign_tolerance=args.resign_tolerance,
                            jacoby=not args.no_jacoby, beavers=args.beavers)
     try:
         stats = serve(bot, args.host, args.port, options, verbose=args.verbose,
