@@ -133,6 +133,10 @@ def read_fibs_board(line: str) -> FibsBoard:
     names = (fields[1], fields[0]) if doubled else (fields[0], fields[1])
     scores = (score_b, score_a) if doubled else (score_a, score_b)
     p1_pos = _player1_frame(slots, off1, off0)
+    for player, sign, bar, off in ((0, -1, -slots[0], off0), (1, 1, slots[25], off1)):
+        count = sum(max(sign * v, 0) for v in slots[1:25]) + bar + off
+        if count != CHECKERS:
+            raise FormatError(f"FIBS board: player {player} has {count} checkers (board, bar and off), not {CHECKERS}")
     try:
         validate("backgammon", p1_pos)
     except PositionError as err:
