@@ -19,7 +19,7 @@ import numpy as np
 from engine.board import BAR, HEAD, OFF, OPP_BAR, POINTS, pips
 from engine.movegen import ALL_ROLLS
 
-from .player import Player, group_argmax, group_starts
+from .player import Player, group_starts
 
 # ----------------------------------------------------------------------------------------------
 # Backgammon: shots at blots
@@ -194,12 +194,36 @@ def heuristic_scores(game: str, children: np.ndarray, weights=None) -> np.ndarra
     return nardi_scores(children, weights or NardiWeights())
 
 
-def better_half_choice(scores: np.ndarray, parent: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+def ranked_plays(scores: np.ndarray, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
+    """Every child index, grouped by parent (as legal_plays sorts them), best score first in each group.
+
+    Scores are rounded to 1e-9 and equal scores are ordered by the position the play leaves, so the
+    choice depends on (position, dice) alone: a matrix product may differ in its last bit with the
+    memory layout of the batch, and the order in which the generator lists equal-scoring plays may
+    depend on the rest of the batch. Either would otherwise make a game depend on its batch.
+    """
+    steady = np.round(np.asarray(scores, dtype=np.float64), 9)
+    rows = np.zeros((len(children), 32), dtype=np.uint8)
+    rows[:, : children.shape[1]] = np.asarray(children).view(np.uint8)
+    words = rows.view(np.uint64)  # (N, 4): the position, exactly
+    return np.lexsort((words[:, 3], words[:, 2], words[:, 1], words[:, 0], -steady, parent))
+
+
+def best_plays(scores: np.ndarray, children: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
+    """(n,) indices of the best-scored child of each parent (ties as in ranked_plays)."""
+    start, count = group_starts(parent, n)
+    if (count == 0).any():
+        raise ValueError("every position needs at least one child (legal_plays adds passes)")
+    return ranked_plays(scores, children, parent)[start]
+
+
+def better_half_choice(scores: np.ndarray, children: np.ndarray, parent: np.ndarray, n: int,
+                       rng: np.random.Generator) -> np.ndarray:
     """(n,) indices: for each parent, a child drawn uniformly from the better half of its plays.
 
     "On Easy it picks at random among the better half": the ceil(k/2) best-scored of k plays.
     """
-    order = np.lexsort((-np.asarray(scores, dtype=np.float64), parent))  # by parent, best first
+    order = ranked_plays(scores, children, parent)
     start, count = group_starts(parent, n)
     half = (count + 1) // 2
     pick = (rng.random(n) * half).astype(np.int64)
@@ -219,8 +243,8 @@ class HeuristicPlayer(Player):
     def select(self, positions, dice, children, parent):
         scores = heuristic_scores(self.game, children, self.weights)
         if self.easy:
-            return better_half_choice(scores, parent, len(positions), self.rng)
-        return group_argmax(scores, parent, len(positions))
+            return better_half_choice(scores, children, parent, len(positions), self.rng)
+        return best_plays(scores, children, parent, len(positions))
 
     def describe(self) -> dict:
         """The weights in use, for reports."""

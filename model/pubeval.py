@@ -28,7 +28,8 @@ import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_BAR, POINTS, has_contact
 
-from .player import Player, group_argmax
+from .heuristic import best_plays
+from .player import Player
 
 WEIGHTS_FILE = Path(__file__).parent / "data" / "pubeval_weights.json"
 NUM_INPUTS = 122
@@ -86,4 +87,4 @@ class PubevalPlayer(Player):
 
     def select(self, positions, dice, children, parent):
         race = ~has_contact(self.game, positions)  # (B,): judged BEFORE the play
-        return group_argmax(pubeval_scores(children, race[parent]), parent, len(positions))
+        return best_plays(pubeval_scores(children, race[parent]), children, parent, len(positions))

@@ -10,7 +10,14 @@ import pytest
 from engine.board import flip, start_position
 from engine.movegen import legal_plays
 from model.arena import play_games
-from model.heuristic import HeuristicPlayer, better_half_choice, heuristic_scores, nardi_scores, shots
+from model.heuristic import (
+    HeuristicPlayer,
+    best_plays,
+    better_half_choice,
+    heuristic_scores,
+    nardi_scores,
+    shots,
+)
 from model.player import RandomPlayer
 from model.players import BASELINES, make_player
 
@@ -73,10 +80,23 @@ def test_better_half_choice_stays_in_the_better_half():
     """Easy picks uniformly among the ceil(k/2) best plays of each position, and does vary."""
     scores = np.array([5.0, 1.0, 3.0, 2.0, 4.0, 10.0, 0.0, 7.0])
     parent = np.array([0, 0, 0, 0, 0, 1, 1, 2])  # 5 plays (best 3: idx 0, 4, 2), 2 plays (idx 5), 1 play
+    children = np.arange(8 * 28, dtype=np.int8).reshape(8, 28)  # distinct stand-ins
     rng = np.random.default_rng(0)
-    picks = np.array([better_half_choice(scores, parent, 3, rng) for _ in range(300)])
+    picks = np.array([better_half_choice(scores, children, parent, 3, rng) for _ in range(300)])
     assert set(picks[:, 0]) == {0, 4, 2}
     assert set(picks[:, 1]) == {5} and set(picks[:, 2]) == {7}
+
+
+def test_ties_go_to_the_same_play_whatever_the_order_of_the_children():
+    """Equal scores are broken by the position a play leaves, not by where the generator listed it."""
+    children = np.array([start_position("backgammon") + k for k in range(4)], dtype=np.int8)
+    parent = np.zeros(4, dtype=np.int64)
+    scores = np.array([1.0, 2.0, 2.0 + 1e-13, 2.0])  # three plays tie at 2 (to 1e-9)
+    best = children[best_plays(scores, children, parent, 1)[0]]
+    shuffled = [3, 1, 0, 2]
+    again = children[shuffled][best_plays(scores[shuffled], children[shuffled], parent, 1)[0]]
+    np.testing.assert_array_equal(best, again)
+    assert not (best == children[0]).all()
 
 
 def test_easy_heuristic_picks_from_the_better_half_of_real_plays():
