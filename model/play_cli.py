@@ -18,11 +18,13 @@ The bot's cube and resignation decisions (the "cube rule"):
   * doubling and taking: model/cube.py at 0-ply (gnubg's decisions from the five probabilities of
     the bot's network, money or match score); a baseline without probabilities never doubles and
     always takes. Checker plays are the bot's cubeless choice.
-  * resigning: when the network gives the bot under ``RESIGN_BELOW`` chance to win, it offers the
-    smallest level it loses by with more than (1 - ``RESIGN_BELOW``) chance, once per game.
-  * answering a resignation: a network accepts when the offered points are at least its cubeless
-    equity times the cube (a money view, also used at match scores); a baseline accepts only the
-    most the person can still lose (engine.game.max_resignation).
+  * resigning (once per game, capped by what the rules let it lose): backgammon through
+    model/resign.py's ``resignation_offer`` (the lowest level worth what playing on is worth,
+    cubeless, money or match score), as ``serve`` does; long nardi when the network gives the bot
+    under ``RESIGN_BELOW`` chance to win, a mars when it loses one with more than 1 - RESIGN_BELOW.
+  * answering a resignation: backgammon model/resign.py's ``accept_resignation`` (cubeless); long
+    nardi accepts when the offered points are at least the bot's cubeless equity; a baseline accepts
+    only the most the person can still lose (engine.game.max_resignation).
 
 Exit status: 0 when the session ends (match over, ``quit`` or end of input), 2 for bad flags or a
 bot that cannot be loaded (one line on stderr), 1 when the output's reader goes away.
@@ -49,7 +51,8 @@ HUMAN, BOT = 0, 1
 LEVEL_NAMES = {"backgammon": {1: "a single game", 2: "a gammon", 3: "a backgammon"},
                "nardi": {1: "a single game", 2: "a mars"}}
 RESIGN_BELOW = 0.02
-"""The bot resigns when its chance to win is below this, at the level it loses by with more than 98%."""
+"""Long nardi: the bot resigns when its chance to win is below this (a mars when it loses one with
+more than 1 - RESIGN_BELOW)."""
 HINT_PLAYS = 5
 ACTIONS = {"r": "roll", "roll": "roll", "d": "double", "double": "double", "t": "take", "take": "take",
            "drop": "drop", "p": "drop", "pass": "drop", "beaver": "beaver", "a": "accept", "accept": "accept",
@@ -120,10 +123,16 @@ def take_advice(bot, state: g.GameState, taker: int) -> str:
 def bot_resignation(bot, state: g.GameState) -> int | None:
     """The level the bot offers to resign at, or None (see the module docstring)."""
     probs = bot_probabilities(bot, state, BOT)
-    if probs is None or probs[0] >= RESIGN_BELOW:
+    if probs is None:
         return None
-    worse = probs[3:] if state.game == "backgammon" else probs[2:]  # lose gammon(, lose backgammon)
-    level = 1 + int(np.sum(worse >= 1 - RESIGN_BELOW))
+    if state.game == "backgammon":
+        from .resign import resignation_offer
+
+        level = int(resignation_offer(probs, _cube_view(state, BOT), on_roll=state.mover == BOT))
+    else:  # long nardi: [win, win mars, lose mars]
+        level = 0 if probs[0] >= RESIGN_BELOW else 1 + int(probs[2] >= 1 - RESIGN_BELOW)
+    if level == 0:
+        return None
     level = min(level, g.max_resignation(state, BOT))
     return level if g.resignation_refusal(state, BOT, level) is None else None
 
@@ -134,10 +143,13 @@ def bot_accepts(bot, state: g.GameState) -> bool:
     probs = bot_probabilities(bot, state, BOT)
     if probs is None:
         return level >= g.max_resignation(state, HUMAN)
+    if state.game == "backgammon":
+        from .resign import accept_resignation
+
+        return bool(accept_resignation(probs, level, _cube_view(state, BOT), on_roll=state.mover == BOT))
     from .equity import cubeless_equity
 
-    offered = g.game_points(state.rules, level, state.cube, state.cube_owner)
-    return offered >= float(cubeless_equity(state.game, probs)) * state.cube - 1e-9
+    return level >= float(cubeless_equity(state.game, probs)) - 1e-9  # nardi: points = level
 
 
 def bot_play(bot, state: g.GameState) -> tuple[np.ndarray, str]:

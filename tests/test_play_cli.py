@@ -243,3 +243,25 @@ def test_random_input_never_escapes(checkpoints):
         table = Table(bot, rules, np.random.default_rng(trial), console, you_first=trial % 2 == 0)
         assert table.run() == 0
         assert "input ended" in out.getvalue() or "over: you" in out.getvalue()
+
+
+class NardiStub(StubBot):
+    """The stub for long nardi: [win, win mars, lose mars]."""
+
+    game = "nardi"
+
+    def evaluate(self, position):
+        return {"probs": dict(zip(["win", "win_mars", "lose_mars"], self.probs))}
+
+
+def test_nardi_bot_resigns_and_answers():
+    """Long nardi: a lost bot offers a mars when it loses one, a single game otherwise; it accepts the
+    person's offer worth at least its cubeless equity."""
+    match = g.new_match(g.Rules(game="nardi"))
+    state = g.resume_game(match, start_position("nardi"), BOT)
+    assert play_cli.bot_resignation(NardiStub([0.0, 0.0, 1.0]), state) == 2
+    assert play_cli.bot_resignation(NardiStub([0.0, 0.0, 0.0]), state) == 1
+    assert play_cli.bot_resignation(NardiStub([0.5, 0.1, 0.1]), state) is None
+    offer = g.offer_resignation(g.resume_game(match, start_position("nardi"), HUMAN), HUMAN, 1)
+    assert play_cli.bot_accepts(NardiStub([0.3, 0.0, 0.0]), offer)  # bot: equity +0.4 < 1 point
+    assert not play_cli.bot_accepts(NardiStub([0.05, 0.0, 0.8]), offer)  # bot expects a mars
