@@ -229,8 +229,8 @@ def run_bench(seed: int, runs: int, use_openspiel: bool) -> dict:
 def format_report(report: dict) -> str:
     """The report as a small table, with the targets of issue 2 checked for the mid-game set."""
     lines = [
-        f"legal_plays benchmark: seed {report['seed']}, median of {report['runs']} runs, "
-        f"{SET_SIZE} positions a set, one batch a run",
+        (f"legal_plays benchmark: seed {report['seed']}, median of {report['runs']} runs, "
+         f"{SET_SIZE} positions a set, one batch a run"),
         f"{'set':<22}{'children':>10}{'ours pos/s':>13}{'OpenSpiel pos/s':>17}{'ratio':>8}  positions from",
     ]
     for row in report["sets"]:

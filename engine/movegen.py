@@ -17,6 +17,11 @@ Work is done a die at a time on whole batches: every candidate position is expan
 checker that may move the die (a boolean mask of shape (N, 25)), the moves are applied with fancy
 indexing, and duplicates are dropped by hashing. The only Python loops are over the (at most four)
 die steps.
+
+Two orders of moves that can only repeat a result are never expanded (both proved in the docstrings
+of ``_non_doubles`` and ``_doubles`` and checked against the scalar reference in the tests): a
+non-double's low-then-high sequences whose high move was already legal at the start, and a double's
+sequences whose sources are not in non-increasing order.
 """
 
 from __future__ import annotations
@@ -32,16 +37,16 @@ _HASH = np.array(
 )
 
 
-def _dedupe(children: np.ndarray, parent: np.ndarray, extra: np.ndarray | None = None):
-    """Keep the first of each distinct (parent, position) pair; order of first occurrences kept.
+def _dedupe(children: np.ndarray, parent: np.ndarray):
+    """Keep the first occurrence of each distinct (parent, position) pair, in their original order.
 
     Rows are packed with their parent index into four 64-bit words and hashed; rows whose hashes
-    collide are then compared in full, so the result is exact (a real collision falls back to an
-    exact row sort).
+    are equal are then compared in full, so the result is exact (a real 64-bit collision falls back
+    to an exact row sort).
     """
     n = len(children)
     if n <= 1:
-        return children, parent, extra
+        return children, parent
     packed = np.empty((n, 32), dtype=np.uint8)
     packed[:, :NUM_SLOTS] = children.view(np.uint8)
     packed[:, NUM_SLOTS:] = parent.astype("<u4").view(np.uint8).reshape(n, 4)
@@ -51,38 +56,49 @@ def _dedupe(children: np.ndarray, parent: np.ndarray, extra: np.ndarray | None =
         key = h[:, 0] ^ (h[:, 1] >> np.uint64(7)) ^ (h[:, 2] << np.uint64(3)) ^ (h[:, 3] >> np.uint64(17))
         key ^= key >> np.uint64(29)
         key *= _HASH[1]
-    order = np.argsort(key, kind="stable")
+    order = np.argsort(key)
     sorted_key = key[order]
-    same_hash = sorted_key[1:] == sorted_key[:-1]
-    rows = words[order]
-    same_row = (rows[1:] == rows[:-1]).all(axis=1)
-    if np.any(same_hash & ~same_row):  # a true 64-bit collision: be exact the slow way
+    same = sorted_key[1:] == sorted_key[:-1]  # candidates for duplicates: equal hashes
+    pairs = np.flatnonzero(same)
+    a, b = words[order[pairs]], words[order[pairs + 1]]
+    equal = (a[:, 0] == b[:, 0]) & (a[:, 1] == b[:, 1]) & (a[:, 2] == b[:, 2]) & (a[:, 3] == b[:, 3])
+    if not equal.all():  # a true 64-bit collision: be exact the slow way
         order = np.lexsort(words.T[::-1])
         rows = words[order]
-        same_row = (rows[1:] == rows[:-1]).all(axis=1)
-    first = np.ones(n, dtype=bool)
-    first[1:] = ~same_row
-    keep = np.sort(order[first])
-    return children[keep], parent[keep], None if extra is None else extra[keep]
+        same = (rows[1:] == rows[:-1]).all(axis=1)
+    starts = np.flatnonzero(np.concatenate([[True], ~same]))
+    keep = np.sort(np.minimum.reduceat(order, starts))  # the first occurrence of each distinct row
+    return children[keep], parent[keep]
 
 
-def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray):
-    """Every way to play one die (per row) from each position: (children, source row).
+def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray,
+          allowed: np.ndarray | None = None):
+    """Every way to play one die (per row) from each position: (children, source row, source slot).
 
-    ``head_left`` (N,) is how many more checkers may still leave the head this turn (nardi only).
+    ``head_left`` (N,) is how many more checkers may still leave the head this turn (nardi only);
+    ``allowed`` (N, 25), if given, limits the sources a checker may move from.
     """
-    rows, sources, dest = single_die_moves(game, positions, dice, head_left)
-    children = positions[rows].copy()
+    rows, sources, dest = single_die_moves(game, positions, dice, head_left, allowed)
+    children = positions[rows]  # fancy indexing copies
     k = np.arange(len(rows))
     children[k, sources] -= 1
-    on_board = dest >= 1
-    dest_slot = np.where(on_board, dest - 1, OFF)
-    hit = on_board & (positions[rows, np.clip(dest - 1, 0, 23)] == -1)
-    children[k, dest_slot] += 1
+    dest_slot = np.where(dest >= 1, dest - 1, OFF)
     if game == "backgammon":
-        children[k[hit], dest_slot[hit]] = 1
-        children[k[hit], OPP_BAR] += 1
-    return children, rows
+        before = children[k, dest_slot]
+        hit = before == -1  # a lone opponent checker (never the borne-off count, which is >= 0)
+        children[k, dest_slot] = before + 1 + hit  # -1 becomes our single checker
+        children[:, OPP_BAR] += hit
+    else:
+        children[k, dest_slot] += 1
+    return children, rows, sources
+
+
+def _head_left(game: str, head_limit: np.ndarray, start_heads: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """How many more checkers may leave the head: the turn's limit less those that already left
+    (``start_heads`` the head counts at the start of the turn, ``now`` the positions reached)."""
+    if game != "nardi":
+        return head_limit
+    return head_limit - (start_heads - now[:, HEAD])
 
 
 def _head_limits(game: str, positions: np.ndarray, dice: np.ndarray, first_turn) -> np.ndarray:
@@ -122,21 +138,24 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
         return positions.copy(), np.zeros(0, dtype=np.int64)
     head_limit = _head_limits(game, positions, dice, first_turn)
     is_double = dice[:, 0] == dice[:, 1]
-    parts = []
+    kids, par = [], []
     for select, generate in ((~is_double, _non_doubles), (is_double, _doubles)):
         idx = np.flatnonzero(select)
         if len(idx):
-            kids, par = generate(game, positions[idx], dice[idx], head_limit[idx])
-            parts.append((kids, idx[par]))
-    children = np.concatenate([p[0] for p in parts])
-    parent = np.concatenate([p[1] for p in parts])
+            children, parent = generate(game, positions[idx], dice[idx], head_limit[idx])
+            kids.append(children)
+            par.append(idx[parent])
+    children = np.concatenate(kids)
+    parent = np.concatenate(par)
     order = np.argsort(parent, kind="stable")
     return children[order], parent[order]
 
 
 def _with_passes(positions, children, parent, n):
     """Give every parent with no child a single child: itself (the turn passes)."""
-    missing = np.setdiff1d(np.arange(n), parent, assume_unique=False)
+    has_child = np.zeros(n, dtype=bool)
+    has_child[parent] = True
+    missing = np.flatnonzero(~has_child)
     if len(missing):
         children = np.concatenate([children, positions[missing]])
         parent = np.concatenate([parent, missing])
@@ -144,71 +163,92 @@ def _with_passes(positions, children, parent, n):
 
 
 def _non_doubles(game, positions, dice, head_limit):
-    """Plays of non-doubles: both orders of the two dice, then the one-die fallbacks."""
+    """Plays of non-doubles: both orders of the two dice, then the one-die fallbacks.
+
+    The low-then-high order skips a high move that was already legal at the start: such a
+    sequence (low by checker B, then high by checker A from source s) leaves the same position as A
+    high first, then B low, and that sequence is legal too, because a move never closes a point
+    to its own side, never makes the all-home condition false, never raises the highest point, and
+    only empties its own source (if B left s, A is another checker of s, so s had two). So only
+    the sequences the first move makes possible are expanded: the same checker moving on, a bar
+    checker entering first, bearing off once all are home or from a new highest point.
+    """
     n = len(positions)
     high = dice.max(axis=1)
     low = dice.min(axis=1)
-    heads = positions[:, HEAD].astype(np.int8)
-    full_kids, full_par, one_kids, one_par, one_high = [], [], [], [], []
-    for first, second, first_is_high in ((high, low, True), (low, high, False)):
-        left = head_limit.copy()
-        c1, p1 = _step(game, positions, first, left)
-        left1 = head_limit[p1] - (heads[p1] - c1[:, HEAD])
-        c2, p2 = _step(game, c1, second[p1], left1)
-        full_kids.append(c2)
-        full_par.append(p1[p2])
-        ok1 = _final_ok(game, c1)
-        one_kids.append(c1[ok1])
-        one_par.append(p1[ok1])
-        one_high.append(np.full(int(ok1.sum()), first_is_high))
-    kids = np.concatenate(full_kids)
-    par = np.concatenate(full_par)
+    heads = positions[:, HEAD]
+    # high die first, then low
+    high1, high1_par, high1_src = _step(game, positions, high, head_limit)
+    high_at_start = np.zeros((n, 25), dtype=bool)
+    high_at_start[high1_par, high1_src] = True
+    left = _head_left(game, head_limit[high1_par], heads[high1_par], high1)
+    both_a, rows, _ = _step(game, high1, low[high1_par], left)
+    par_a = high1_par[rows]
+    # low die first, then high only where the high move is new
+    low1, low1_par, _ = _step(game, positions, low, head_limit)
+    left = _head_left(game, head_limit[low1_par], heads[low1_par], low1)
+    both_b, rows, _ = _step(game, low1, high[low1_par], left, ~high_at_start[low1_par])
+    par_b = low1_par[rows]
+    kids = np.concatenate([both_a, both_b])
+    par = np.concatenate([par_a, par_b])
     ok = _final_ok(game, kids)
-    kids, par, _ = _dedupe(kids[ok], par[ok])
+    kids, par = _dedupe(kids[ok], par[ok])
     # Parents where no two-dice play survives fall back to one die, the higher one if possible.
     need = np.ones(n, dtype=bool)
     need[par] = False
-    okids = np.concatenate(one_kids)
-    opar = np.concatenate(one_par)
-    ohigh = np.concatenate(one_high)
-    take = need[opar]
-    okids, opar, ohigh = okids[take], opar[take], ohigh[take]
+    one_kids = np.concatenate([high1, low1])
+    one_par = np.concatenate([high1_par, low1_par])
+    one_high = np.concatenate([np.ones(len(high1), bool), np.zeros(len(low1), bool)])
+    take = need[one_par] & _final_ok(game, one_kids)
+    one_kids, one_par, one_high = one_kids[take], one_par[take], one_high[take]
     has_high = np.zeros(n, dtype=bool)
-    has_high[opar[ohigh]] = True
-    keep = ohigh | ~has_high[opar]
-    okids, opar, _ = _dedupe(okids[keep], opar[keep])
-    kids = np.concatenate([kids, okids])
-    par = np.concatenate([par, opar])
+    has_high[one_par[one_high]] = True
+    keep = one_high | ~has_high[one_par]
+    one_kids, one_par = _dedupe(one_kids[keep], one_par[keep])
+    kids = np.concatenate([kids, one_kids])
+    par = np.concatenate([par, one_par])
     return _with_passes(positions, kids, par, n)
 
 
+_SOURCE_SLOTS = np.arange(25)
+
+
 def _doubles(game, positions, dice, head_limit):
-    """Plays of doubles: up to four steps of the die, keeping for each parent the deepest legal ones."""
+    """Plays of doubles: up to four steps of the die, keeping for each parent the deepest legal ones.
+
+    Only sequences whose sources never rise (bar = slot 24 highest) are expanded: any legal
+    sequence can be reordered that way with the same result, since a move from a lower source never
+    makes a move from a higher source legal (it cannot open a point, bring the last outside checker
+    home past it, lower the highest point below it, or fill its source) and, moved ahead, the
+    higher move leaves the lower one legal (a move never closes a point to its own side, and the
+    lower checker bore off "from the highest point" only if nothing stood higher).
+    """
     n = len(positions)
     die = dice[:, 0]
-    heads = positions[:, HEAD].astype(np.int8)
+    heads = positions[:, HEAD]
     level_kids, level_par = positions, np.arange(n)
+    level_top = np.full(n, 24)  # the highest source the next move may use
     best_depth = np.zeros(n, dtype=np.int8)
     finals = []  # (depth, children, parent) of each level, filtered by rule 1
     for depth in range(1, 5):
-        left = head_limit[level_par] - (heads[level_par] - level_kids[:, HEAD])
-        kids, rows = _step(game, level_kids, die[level_par], left)
+        left = _head_left(game, head_limit[level_par], heads[level_par], level_kids)
+        allowed = _SOURCE_SLOTS[None, :] <= level_top[:, None]
+        kids, rows, sources = _step(game, level_kids, die[level_par], left, allowed)
         if len(kids) == 0:
             break
         par = level_par[rows]
-        kids, par, _ = _dedupe(kids, par)
         ok = _final_ok(game, kids)
         if ok.any():
             best_depth[par[ok]] = depth
             finals.append((depth, kids[ok], par[ok]))
-        level_kids, level_par = kids, par
+        level_kids, level_par, level_top = kids, par, sources
     out_kids, out_par = [], []
     for depth, kids, par in finals:
         keep = best_depth[par] == depth
         out_kids.append(kids[keep])
         out_par.append(par[keep])
     if out_kids:
-        kids, par = np.concatenate(out_kids), np.concatenate(out_par)
+        kids, par = _dedupe(np.concatenate(out_kids), np.concatenate(out_par))
     else:
         kids, par = positions[:0], np.zeros(0, dtype=np.int64)
     return _with_passes(positions, kids, par, n)
@@ -225,4 +265,4 @@ ALL_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dty
 ROLL_WEIGHTS = np.where(ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1], 1.0, 2.0) / 36.0
 """Probability of each of the 21 rolls: 1/36 for a double, 2/36 otherwise."""
 
-__all__ = ["legal_plays", "count_plays", "ALL_ROLLS", "ROLL_WEIGHTS", "CHECKERS", "BAR", "POINTS"]
+__all__ = ["ALL_ROLLS", "BAR", "CHECKERS", "POINTS", "ROLL_WEIGHTS", "count_plays", "legal_plays"]

@@ -9,29 +9,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import BAR, CHECKERS, HEAD, OPP_OFF, POINTS
+from .board import BAR, CHECKERS, HEAD, OPP_OFF
 
-_SOURCE_POINTS = np.arange(1, 26)  # point number of each source slot; the bar counts as 25
-
-
-def mover_counts(positions: np.ndarray) -> np.ndarray:
-    """The mover's checkers on sources 0..24 (points 1..24, then the bar): (N, 25) int16."""
-    counts = np.empty((len(positions), 25), dtype=np.int16)
-    counts[:, :24] = np.maximum(positions[:, POINTS], 0)
-    counts[:, 24] = positions[:, BAR]
-    return counts
+_SOURCE_POINTS = np.arange(1, 26, dtype=np.int16)  # point number of each source slot; the bar counts as 25
+_SOURCES = slice(0, 25)  # slots 0..23 (points) and 24 (the mover's bar): every place a checker leaves
+_SHIFT = 6  # zero columns put before the board so that "the slot d below" is a window of the row
 
 
 def all_home(positions: np.ndarray) -> np.ndarray:
     """Bearing off is allowed only "when all 15 not yet borne off are in the home board (none on
     the bar)": no mover checker on points 7..24 or the bar. (N,) bool."""
-    outside = (positions[:, 6:24] > 0).any(axis=1) | (positions[:, BAR] > 0)
-    return ~outside
+    return ~(positions[:, 6:25] > 0).any(axis=1)  # slots 6..23 are points 7..24, slot 24 the bar
 
 
 def highest_point(positions: np.ndarray) -> np.ndarray:
     """The mover's highest occupied point 1..24 (bar = 25), 0 if none: (N,) int."""
-    occupied = mover_counts(positions) > 0
+    occupied = positions[:, _SOURCES] > 0
     return np.where(occupied.any(axis=1), 25 - np.argmax(occupied[:, ::-1], axis=1), 0)
 
 
@@ -47,7 +40,17 @@ def may_bear_off(positions: np.ndarray, dest: np.ndarray) -> np.ndarray:
     return (dest <= 0) & all_home(positions)[:, None] & (exact | from_highest)
 
 
-def single_die_moves(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray):
+def landing_counts(positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
+    """(N, 25) the signed count on the point each source's checker would land on with the row's die
+    (0 where it would bear off): column s holds slot s-d of the row."""
+    padded = np.zeros((len(positions), _SHIFT + 25), dtype=np.int8)
+    padded[:, _SHIFT:] = positions[:, _SOURCES]
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 25, axis=1)  # (N, 7, 25), no copy
+    return windows[np.arange(len(positions)), _SHIFT - dice]
+
+
+def single_die_moves(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray,
+                     allowed: np.ndarray | None = None):
     """Every legal single-checker move of one die per row: (rows, source slots, destination points).
 
     Backgammon: "a checker may land on an empty point, on its own side's, or on a point with one
@@ -57,21 +60,25 @@ def single_die_moves(game: str, positions: np.ndarray, dice: np.ndarray, head_le
     Long nardi: "a point holding any opponent checker is closed"; there is no bar; "at most one
     checker may leave the head (the mover's 24-point) in a turn" (``head_left`` says how many more
     may leave this turn: 0, 1 or 2).
+    ``allowed`` (N, 25) bool, if given, keeps only the moves from the sources it marks (the move
+    generator uses it to skip orders of moves that can only repeat results it already has).
     """
-    counts = mover_counts(positions)  # (N, 25)
-    dest = _SOURCE_POINTS[None, :] - dice[:, None]  # (N, 25)
-    landing = np.clip(dest, 1, 24) - 1
-    at_dest = np.take_along_axis(positions[:, POINTS], landing, axis=1)  # (N, 25), signed
+    source_ok = positions[:, _SOURCES] > 0  # (N, 25): a mover checker stands there
+    at_dest = landing_counts(positions, dice)
     if game == "backgammon":
         open_point = at_dest >= -1
         on_bar = positions[:, BAR] > 0
-        source_ok = (counts > 0) & (~on_bar[:, None] | (_SOURCE_POINTS[None, :] == 25))
+        source_ok[on_bar, :24] = False
     else:
         open_point = at_dest >= 0
-        source_ok = counts > 0
         source_ok[:, HEAD] &= head_left > 0
-        source_ok[:, 24] = False
-    legal = source_ok & (((dest >= 1) & open_point) | may_bear_off(positions, dest))
+    if allowed is not None:
+        source_ok &= allowed
+    dest = _SOURCE_POINTS[None, :] - dice[:, None].astype(np.int16)  # (N, 25)
+    legal = source_ok & (dest >= 1) & open_point
+    home = np.flatnonzero(all_home(positions))
+    if len(home):  # bearing off: only rows with every checker home
+        legal[home] |= source_ok[home] & may_bear_off(positions[home], dest[home])
     rows, sources = np.nonzero(legal)
     return rows, sources, dest[rows, sources]
 

@@ -302,6 +302,21 @@ def test_random_play_invariants(game):
         positions[done] = start_position(game)
 
 
+@pytest.mark.parametrize("game", list(KINDS))
+def test_children_order_does_not_depend_on_the_batch(game):
+    """Each position's children come in the same order alone as in any batch (players break ties by it)."""
+    positions, dice = random_positions(game, 300, seed=SEED, kind="any")
+    children, parent = legal_plays(game, positions, dice)
+    rng = np.random.default_rng(SEED)
+    shuffle = rng.permutation(len(positions))
+    shuffled, shuffled_parent = legal_plays(game, positions[shuffle], dice[shuffle])
+    for new_index, old_index in enumerate(shuffle[:60]):
+        expected = children[parent == old_index]
+        np.testing.assert_array_equal(shuffled[shuffled_parent == new_index], expected)
+        alone, _ = legal_plays(game, positions[old_index:old_index + 1], dice[old_index:old_index + 1])
+        np.testing.assert_array_equal(alone, expected)
+
+
 # ---------------------------------------------------------------- the interface
 
 
