@@ -71,3 +71,18 @@ def test_a_corrupt_checkpoint_is_refused(tmp_path):
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "broken.pt" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_a_checkpoint_plays_and_a_wrong_game_is_refused(tmp_path):
+    """A saved (untrained) nardi net plays through its path; asked to play backgammon it is refused."""
+    checkpoint = pytest.importorskip("model.checkpoint")
+    from model.net import NetConfig, OutcomeNet
+
+    path = tmp_path / "nardi_net.pt"
+    checkpoint.save(path, OutcomeNet(NetConfig(game="nardi")))
+    out = tmp_path / "net.json"
+    done = run(str(path), "random", "--game", "nardi", "--games", "4", "--device", "cpu", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["result"]["a"] == "nardi_net"
+    wrong = run(str(path), "random", "--games", "2")
+    assert wrong.returncode == 2 and "nardi" in wrong.stderr and len(wrong.stderr.strip().splitlines()) == 1
