@@ -125,16 +125,16 @@ def resolve_device(name: str, threads: int) -> str:
     return name
 
 
-def run_match(args: Args) -> ArenaResult:
-    """Play the match, with a progress bar on a terminal."""
+def run_match(args: Args) -> tuple[ArenaResult, str]:
+    """Play the match, with a progress bar on a terminal: (result, the device networks ran on)."""
     player_a, player_b, device = load_players(args)
-    args.device = device
     from tqdm import tqdm
 
     with tqdm(total=args.games, unit="game", file=sys.stderr, dynamic_ncols=True,
               disable=True if args.no_progress else None) as bar:
-        return play_games(player_a, player_b, args.games, seed=args.seed, batch=args.batch,
-                          max_plies=args.max_plies, progress=bar.update)
+        result = play_games(player_a, player_b, args.games, seed=args.seed, batch=args.batch,
+                            max_plies=args.max_plies, progress=bar.update)
+    return result, device
 
 
 def report(args: Args, result: ArenaResult) -> str:
@@ -154,13 +154,13 @@ def report(args: Args, result: ArenaResult) -> str:
     return "\n".join(lines)
 
 
-def write_json(path: str, args: Args, argv: list[str], result: ArenaResult) -> None:
-    """Every figure of the match and the exact settings, as JSON."""
+def write_json(path: str, args: Args, argv: list[str], result: ArenaResult, device: str) -> None:
+    """Every figure of the match and the exact settings (and the device they resolved to), as JSON."""
     versions = {"python": platform.python_version(), "numpy": np.__version__}
     if "torch" in sys.modules:
         versions["torch"] = sys.modules["torch"].__version__
-    blob = {"command": "match", "argv": argv, "settings": asdict(args), "result": result.summary(),
-            "versions": versions}
+    blob = {"command": "match", "argv": argv, "settings": asdict(args), "device_used": device,
+            "result": result.summary(), "versions": versions}
     try:
         with open(path, "w") as f:
             json.dump(blob, f, indent=2)
@@ -172,10 +172,10 @@ def write_json(path: str, args: Args, argv: list[str], result: ArenaResult) -> N
 def match_main(argv: list[str]) -> int:
     """The match command: parse, play, print, optionally write JSON."""
     args = parse_args(argv)
-    result = run_match(args)
+    result, device = run_match(args)
     print(report(args, result))
     if args.json:
-        write_json(args.json, args, argv, result)
+        write_json(args.json, args, argv, result, device)
     return 0
 
 

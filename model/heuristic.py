@@ -12,7 +12,7 @@ point), blocks in front of the opponent's checkers, checkers brought down from t
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -245,8 +245,3 @@ class HeuristicPlayer(Player):
         if self.easy:
             return better_half_choice(scores, children, parent, len(positions), self.rng)
         return best_plays(scores, children, parent, len(positions))
-
-    def describe(self) -> dict:
-        """The weights in use, for reports."""
-        default = BackgammonWeights() if self.game == "backgammon" else NardiWeights()
-        return asdict(self.weights or default)

@@ -28,8 +28,9 @@ def test_a_tiny_match_prints_and_writes_json(tmp_path):
     assert "A points per game: +" in done.stdout and "games/s" in done.stdout
     blob = json.loads(out.read_text())
     assert blob["settings"] == {"a": "heuristic", "b": "random", "game": "backgammon", "games": 20, "seed": 3,
-                                "batch": 8, "device": "cpu", "json": str(out), "max_plies": 3000,
+                                "batch": 8, "device": "auto", "json": str(out), "max_plies": 3000,
                                 "threads": 1, "no_progress": False}
+    assert blob["device_used"] == "cpu"  # baselines run on numpy
     result = blob["result"]
     assert result["games"] == 20 and result["pairs"] == 10 and result["ppg"] > 0
     assert result["ci95_low"] < result["ppg"] < result["ci95_high"]
