@@ -8,10 +8,15 @@ with the seats swapped, so --games must be even; the 95% interval treats each mi
 sample. Prints A's points per game, win/gammon/backgammon (nardi: win/mars) rates of both sides and
 games/s; --json writes every figure with the exact settings.
 
-Subcommands: if the first argument is a name in SUBCOMMANDS, the rest goes to that command (today
-only ``match``, the same as giving no subcommand); otherwise the arguments are the match command's.
-New commands (hint, serve, play, cube or match play) are added to SUBCOMMANDS without changing
-``python evaluate.py A B ...``. A checkpoint file named like a subcommand is given as ./name.
+Subcommands: if the first argument is a name in SUBCOMMANDS, the rest goes to that command:
+
+    python evaluate.py hint POSITION [--dice 31] [--ply 2] [--json]   best plays / cube decision
+    python evaluate.py serve --port 4321                             gnubg external-player server
+    python evaluate.py play [--game nardi] [--match 5]               play the bot in the terminal
+    python evaluate.py match A B ...                                 the same as giving no subcommand
+
+otherwise the arguments are the match command's. A checkpoint file named like a subcommand is
+given as ./name.
 
 Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, exit status 2.
 """
@@ -179,7 +184,23 @@ def match_main(argv: list[str]) -> int:
     return 0
 
 
-SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {"match": match_main}
+def _lazy(module: str) -> Callable[[list[str]], int]:
+    """A subcommand whose module is imported only when it runs (keeps every start-up short)."""
+
+    def run(argv: list[str]) -> int:
+        import importlib
+
+        return importlib.import_module(module).main(argv)
+
+    return run
+
+
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "match": match_main,
+    "hint": _lazy("model.hint"),  # best plays or cube decision of a position
+    "serve": _lazy("model.serve"),  # gnubg's external-player protocol
+    "play": _lazy("model.play_cli"),  # a person plays the bot in the terminal
+}
 """First-argument names that select a command; anything else is the match command's arguments."""
 
 
