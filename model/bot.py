@@ -82,7 +82,8 @@ class Bot:
     @classmethod
     def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> "Bot":
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
-        for the shipped checkpoint of ``game`` (checkpoints/<game>.pt)."""
+        for the shipped checkpoint of ``game`` (checkpoints/<game>.pt). A checkpoint of another game
+        than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""
         from .checkpoint import load_net, shipped_path
         from .net_player import NetPlayer
         from .players import make_player
@@ -90,7 +91,7 @@ class Bot:
         check_game(game)
         if path is None or Path(str(path)).suffix == ".pt" or Path(str(path)).is_file():
             file = shipped_path(game) if path is None else Path(path)
-            net, blob = load_net(file, game=None if path is not None else game, device=device, backend="auto")
+            net, blob = load_net(file, game=game, device=device, backend="auto")
             return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)
         return cls(make_player(str(path), game, device=device), game, str(path))
 

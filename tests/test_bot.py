@@ -1,0 +1,78 @@
+"""The public Bot API: loading, choose/rank/choose_batch on every position form, errors."""
+
+import numpy as np
+import pytest
+import torch
+
+from engine.board import start_position
+from engine.errors import FormatError
+from engine.formats import read_json_position, write_json_position
+from engine.movegen import legal_plays
+from engine.notation import parse_play
+from model import Bot
+from model.checkpoint import CheckpointError, save
+from model.net import NetConfig, OutcomeNet
+
+START_ID = "4HPwATDgc/ABMA"
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    """A small random backgammon network saved as a checkpoint."""
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("ck") / "tiny.pt"
+    save(path, OutcomeNet(NetConfig("backgammon", (8,))))
+    return path
+
+
+def test_rank_lists_every_legal_play_once_best_first(tiny):
+    """rank() returns each distinct legal result once, sorted by equity, moves that parse back."""
+    bot = Bot.load(str(tiny))
+    plays = bot.rank(START_ID, [6, 4])
+    start = start_position("backgammon")
+    kids, _ = legal_plays("backgammon", start[None], np.array([[6, 4]]))
+    got = {tuple(read_json_position("backgammon", p["position"])) for p in plays}
+    assert got == {tuple(k) for k in kids} and len(plays) == len(kids)
+    equities = [p["equity"] for p in plays]
+    assert equities == sorted(equities, reverse=True) and plays[0]["loss"] == 0
+    for p in plays:
+        after = parse_play("backgammon", start, (6, 4), p["move"])
+        assert tuple(after) == tuple(read_json_position("backgammon", p["position"]))
+        assert set(p["probs"]) == {"win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"}
+
+
+def test_position_forms_agree(tiny):
+    """A Position ID, an XGID, a gnubg ID, the JSON dict and its text all give the same choice."""
+    bot = Bot.load(str(tiny))
+    json_form = write_json_position(start_position("backgammon"))
+    forms = [START_ID, START_ID + ":cAkAAAAAAAAA", "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10",
+             json_form, str(json_form).replace("'", '"'), start_position("backgammon")]
+    moves = {bot.choose(f, (3, 1))["move"] for f in forms}
+    assert len(moves) == 1
+    batch = bot.choose_batch([START_ID, START_ID], ["31", "3-1"])
+    assert batch[0] == batch[1] == bot.choose(START_ID, [3, 1])
+
+
+def test_baselines_and_nardi_load_by_name():
+    """Baseline names work as bots; a nardi position with the nardi heuristic gives a legal play."""
+    assert Bot.load("pubeval").choose(START_ID, [6, 5])["move"] == "24/13"
+    nardi = Bot.load("heuristic", game="nardi")
+    start = write_json_position(start_position("nardi"))
+    assert nardi.choose(start, [6, 5])["move"] == "24/13"
+
+
+def test_bad_input_is_refused_with_a_reason(tiny, tmp_path):
+    """Malformed positions, dice, names and files raise errors that say what is wrong."""
+    bot = Bot.load(str(tiny))
+    with pytest.raises(FormatError):
+        bot.choose("not-an-id!!", [3, 1])
+    with pytest.raises(FormatError, match="dice"):
+        bot.choose(START_ID, [7, 1])
+    with pytest.raises(FormatError):
+        bot.choose({"board": [1] * 24, "bar": [0, 0], "off": [0, 0]}, [3, 1])
+    with pytest.raises(ValueError):
+        Bot.load("no-such-bot")
+    with pytest.raises(CheckpointError, match="not found"):
+        Bot.load(str(tmp_path / "missing.pt"))
+    with pytest.raises(CheckpointError, match="not nardi"):
+        Bot.load(str(tiny), game="nardi").choose(START_ID, [3, 1])
