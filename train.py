@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -73,7 +74,7 @@ def parse_args(argv: list[str]) -> Args:
     docs: dict[str, str] = {}
     tree = ast.parse(inspect.getsource(Args))
     body = tree.body[0].body
-    for node, nxt in zip(body, body[1:]):
+    for node, nxt in itertools.pairwise(body):
         if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr):
             docs[node.target.id] = str(nxt.value.value)
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],

@@ -80,7 +80,7 @@ class Bot:
         self.net = net  # the OutcomeNet for trained players, None for baselines
 
     @classmethod
-    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> "Bot":
+    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> Bot:
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
         for the shipped checkpoint of ``game`` (checkpoints/<game>.pt). A checkpoint of another game
         than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""

@@ -34,6 +34,6 @@ class NetConfig:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict) -> "NetConfig":
+    def from_dict(cls, d: dict) -> NetConfig:
         return cls(game=d["game"], hidden=tuple(int(h) for h in d["hidden"]),
                    feature_version=int(d["feature_version"]))

@@ -20,7 +20,8 @@ JSON schema (``--json``, and every line of ``--jsonl``), all equities from the s
 ``plays`` is there when dice are given (ranked best first; ``loss`` is against the best, in the
 ranking unit: money equity, or MWC in a match); ``cube_decision`` when no dice are given
 (backgammon only: long nardi has no cube). A line of ``--jsonl`` is either any position form as a
-JSON string or an object {"position": ..., "dice": [a, b]?}; a bad line answers {"error": "..."}.
+JSON string or an object {"position": ..., "dice": [a, b]?}; a bad line (an empty one too) answers
+{"error": "..."}, so answers and lines stay in step.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from engine.board import flip, pips
 from engine.errors import FormatError
 from engine.formats import (
     CENTRED as FORMAT_CENTRED,
+)
+from engine.formats import (
     MatchInfo,
     read_gnubg_id,
     read_json_position,
@@ -316,15 +319,15 @@ def _draw(answer: dict, path: str) -> str | None:
 
 def _run_jsonl(bot, args) -> int:
     try:
-        stream = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")
+        stream = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")  # noqa: SIM115
     except OSError as e:
         print(f"error: cannot read {args.jsonl}: {e.strerror}", file=sys.stderr)
         return 2
     with stream:
         for line in stream:
-            if not line.strip():
-                continue
             try:
+                if not line.strip():
+                    raise ValueError("empty line")
                 query = _query_from_obj(args.game, json.loads(line), args.dice)
                 answer = analyse(bot, query, args.ply, args.met)
             except json.JSONDecodeError as e:

@@ -8,11 +8,11 @@ has borne off its last checker is not scored by the network: its outcome is know
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
-from engine.board import OFF, CHECKERS, flip, winner_score
+from engine.board import CHECKERS, OFF, flip, winner_score
 
 from .equity import cubeless_equity, flip_probs, outcome_targets
 from .player import Player, group_argmax

@@ -69,7 +69,7 @@ def lambda_returns(game: str, values: np.ndarray, lengths: np.ndarray, lam: floa
     G_{L_g - 1} = V(x_{L_g - 1});  G_t = flip((1 - lam) V(x_{t+1}) + lam G_{t+1}).
     Entries at t >= lengths[g] are zero.
     """
-    n, width, _ = values.shape
+    width = values.shape[1]
     out = np.zeros_like(values)
     for t in range(width - 1, -1, -1):  # a loop over plies, vectorised over games
         last = lengths - 1 == t

@@ -38,9 +38,8 @@ def main(argv: list[str]) -> int:
     import numpy as np
     import torch
 
-    import engine.movegen as movegen
-    import model.features as features
-    import model.td as td
+    from engine import movegen
+    from model import features, td
     from model.arena import play_games
     from model.checkpoint import load_net
     from model.net import NetConfig, OutcomeNet

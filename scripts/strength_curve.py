@@ -32,8 +32,8 @@ def svg_plot(points: list[dict], title: str, ylabel: str) -> str:
     def sy(y):
         return top + (h - top - bottom) * (hi - y) / (hi - lo)
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
-           f'font-size="12"><rect width="{w}" height="{h}" fill="white"/>',
+    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
+            f'font-size="12"><rect width="{w}" height="{h}" fill="white"/>'),
            f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">{title}</text>',
            f'<line x1="{left}" y1="{sy(0)}" x2="{w - right}" y2="{sy(0)}" stroke="#999" stroke-dasharray="4"/>',
            f'<line x1="{left}" y1="{top}" x2="{left}" y2="{h - bottom}" stroke="black"/>',

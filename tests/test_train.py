@@ -17,7 +17,7 @@ def run_train(*flags, check=True):
     """Run train.py with small settings; returns the completed process."""
     cmd = [sys.executable, str(ROOT / "train.py"), "--threads", "1", "--parallel-games", "32",
            "--samples-per-update", "1024", "--hidden", "16", "--eval-every", "0", *flags]
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
     if check:
         assert proc.returncode == 0, proc.stderr[-2000:]
     return proc
@@ -33,7 +33,7 @@ def test_tiny_run_writes_checkpoints_and_resumes(tmp_path):
     assert first["games"] >= 150 and first["optimizer"] is not None
     assert list((run / "snapshots").glob("games_*.pt"))
     assert list((run / "tb").iterdir())
-    net, blob = load_net(out, "nardi")
+    _, blob = load_net(out, "nardi")
     assert blob["optimizer"] is None and "train.py" in blob["made_by"]["command"]
     run_train("--game", "nardi", "--games", "300", "--run-dir", str(run), "--resume")
     assert read(run / "last.pt")["games"] >= 300
