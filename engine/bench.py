@@ -10,9 +10,10 @@ position, so the two backgammon sets are then reached by playing seeded random g
 and every turn start is converted to our layout; both generators get exactly the same positions and
 dice. OpenSpiel's work per position is what a caller needs to list every result: ``legal_actions()``,
 then ``clone()`` and ``apply_action()`` for each action. Its doubles come as two half-turns of two
-dice each (the second with the same player to move), so for a double every first-half result is
-expanded again the same way; that is the work of one full turn, as ``legal_plays`` does it. Results
-are not deduplicated on OpenSpiel's side (ours are), which only favours OpenSpiel. Without OpenSpiel
+dice each (the second with the same player to move), so for a double every distinct first-half
+result (told apart by its observation string, whose cost is counted) is expanded again the same
+way; that is the work of one full turn, as ``legal_plays`` does it. Final results are not
+deduplicated on OpenSpiel's side (ours are), which only spares OpenSpiel work. Without OpenSpiel
 the backgammon sets come from ``engine.sample`` (same kinds, seeded).
 """
 
@@ -77,32 +78,29 @@ def openspiel_dice(state) -> tuple[int, int]:
     return int(tensor[-2]), int(tensor[-1])
 
 
-def openspiel_turn_leaves(state, count_dice: bool = False) -> list:
-    """Every state one full turn can leave, with the number of dice each used when ``count_dice``.
+def openspiel_turn_leaves(state) -> list:
+    """Every state one full turn of OpenSpiel can leave (not deduplicated).
 
-    ``legal_actions()``, then ``clone()`` + ``apply_action()`` for each; when the player is still to
-    move afterwards (the first half of a double), the same again from there. Returns states, or
-    (state, dice used) pairs.
+    ``legal_actions()``, then ``clone()`` + ``apply_action()`` for each. When the player is still to
+    move afterwards (the first half of a double), the same again from each distinct halfway state:
+    halfway states are told apart by their observation string, as a caller would, so that the
+    second half is not expanded twice from the same position.
     """
     player = state.current_player()
-    leaves = []
+    leaves, halfway = [], {}
     for action in state.legal_actions():
         child = state.clone()
         child.apply_action(action)
-        used = _moves_in(state, player, action) if count_dice else 0
         if not child.is_terminal() and child.current_player() == player:
-            for second in child.legal_actions():
-                leaf = child.clone()
-                leaf.apply_action(second)
-                leaves.append((leaf, used + _moves_in(child, player, second)) if count_dice else leaf)
+            halfway.setdefault(child.observation_string(player), child)
         else:
-            leaves.append((child, used) if count_dice else child)
+            leaves.append(child)
+    for child in halfway.values():
+        for second in child.legal_actions():
+            leaf = child.clone()
+            leaf.apply_action(second)
+            leaves.append(leaf)
     return leaves
-
-
-def _moves_in(state, player: int, action: int) -> int:
-    """Checker moves an OpenSpiel action makes (0, 1 or 2; a pass is position -1)."""
-    return sum(move.pos >= 0 for move in state.spiel_move_to_checker_moves(player, action))
 
 
 def openspiel_turn_starts(game, seed: int, games: int):
