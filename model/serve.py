@@ -190,7 +190,7 @@ class BotAgent:
         if text is None:  # never expected: fall back to the first legal play whose text checks out
             self.stats.fallbacks += 1
             self.log(f"play {pick} of {board.dice} failed its check; sending another legal play")
-            text = next(t for c in children if (t := checked_play_text(board.position, board.dice, c, children)))
+            text = first_checked_play(board.position, board.dice, children)
         return text
 
     def roll_or_double(self, board: FibsBoard) -> str:
@@ -226,6 +226,11 @@ class BotAgent:
         return self.play(board)
 
 
+def first_checked_play(position: np.ndarray, dice, children: np.ndarray) -> str:
+    """The text of the first legal child whose text checks out (``checked_play_text``)."""
+    return next(t for c in children if (t := checked_play_text(position, dice, c, children)))
+
+
 def safe_default(board: FibsBoard) -> str:
     """A reply that never breaks the client, for when deciding failed: take, roll, or the first legal
     play whose text checks out."""
@@ -236,7 +241,7 @@ def safe_default(board: FibsBoard) -> str:
     children, _ = legal_plays("backgammon", board.position[None, :], np.array([board.dice]))
     if len(children) == 1 and np.array_equal(children[0], board.position):
         return ""
-    return next(t for c in children if (t := checked_play_text(board.position, board.dice, c, children)))
+    return first_checked_play(board.position, board.dice, children)
 
 
 def answer_line(agent: BotAgent, line: str) -> str | None:
@@ -393,6 +398,22 @@ def build_parser(prog: str = "evaluate.py serve") -> argparse.ArgumentParser:
     return parser
 
 
+def _load_bot(model: str | None, prog: str):
+    """The bot to serve, or None after one error line (no model, a bad file, a nardi model)."""
+    from .bot import Bot
+
+    try:
+        bot = Bot.load(model)
+    except (OSError, ValueError, ImportError) as err:
+        reason = (str(err).splitlines() or [type(err).__name__])[0]
+        print(f"{prog}: error: cannot load the model {model or '(shipped)'}: {reason}", file=sys.stderr)
+        return None
+    if bot.game != "backgammon":
+        print(f"{prog}: error: gnubg plays backgammon; {model} is a {bot.game} model", file=sys.stderr)
+        return None
+    return bot
+
+
 def main(argv: list[str] | None = None) -> int:
     """``evaluate.py serve``: 0 after Ctrl-C or --max-connections, 2 on bad flags or a bad model, 1 if the
     address cannot be listened on."""
@@ -404,15 +425,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--resign-tolerance must be within 0..0.5, got {args.resign_tolerance}")
     if args.max_connections is not None and args.max_connections < 1:
         parser.error(f"--max-connections must be at least 1, got {args.max_connections}")
-    from .bot import Bot
-
     try:
-        bot = Bot.load(args.model)
-    except (OSError, ValueError, ImportError) as err:
-        print(f"{parser.prog}: error: cannot load the model {args.model or '(shipped)'}: {err}", file=sys.stderr)
-        return 2
-    if bot.game != "backgammon":
-        print(f"{parser.prog}: error: gnubg plays backgammon; {args.model} is a {bot.game} model", file=sys.stderr)
+        bot = _load_bot(args.model, parser.prog)
+    except KeyboardInterrupt:
+        print("serve: stopped (Ctrl-C) before serving", file=sys.stderr)
+        return 0
+    if bot is None:
         return 2
     options = ServeOptions(plies=args.ply, resign=not args.no_resign, resign_tolerance=args.resign_tolerance,
                            jacoby=not args.no_jacoby, beavers=args.beavers)
