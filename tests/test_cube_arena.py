@@ -301,3 +301,23 @@ def test_wilson_interval():
     low, high = wilson_interval(50, 100)
     assert low == pytest.approx(0.4038, abs=1e-3) and high == pytest.approx(0.5962, abs=1e-3)
     assert wilson_interval(0, 10)[0] == 0 and wilson_interval(10, 10)[1] == pytest.approx(1)
+
+
+def test_cube_command_plays_writes_json_and_refuses_bad_input(tmp_path, capsys):
+    """``evaluate.py cube``: a money run and a match run print their figures and write JSON; bad input
+    is one line on stderr and status 2."""
+    from model.cube_cli import main
+
+    out = tmp_path / "cube.json"
+    assert main(["random", "heuristic", "--a-cube", "random", "--games", "4", "--json", str(out),
+                 "--no-progress"]) == 0
+    assert "A points per game (cube included)" in capsys.readouterr().out
+    blob = __import__("json").loads(out.read_text())
+    assert blob["result"]["games"] == 4 and blob["settings"]["a_cube"] == "random"
+    assert main(["heuristic", "random", "--length", "3", "--matches", "2", "--no-progress"]) == 0
+    assert "A match wins" in capsys.readouterr().out
+    for bad in (["pubeval", "random", "--matches", "3"], ["pubeval", "random", "--length", "3", "--jacoby"],
+                ["pubeval", "nowhere.pt"], ["pubeval", "random", "--a-cube", "net"]):
+        assert main(bad) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("evaluate.py cube: error:") and err.count("\n") == 1
