@@ -32,6 +32,8 @@ The text, as gnubg 1.07 writes and reads it (its ``export match mat`` / ``import
 gnubg's reader splits a row at the second ``dd:`` (two plays) or else at the first double space
 after column 15, so each left cell is padded with at least two spaces. Names lose ``:`` and
 white space (written as ``_``), as gnubg does. ``read_mat`` reads such text back (for round trips).
+The format carries no rules: gnubg's reader assumes the Crawford rule and no Jacoby rule, so a
+money game won with a gammon under Jacoby (1 point here) is replayed by gnubg as 2 points.
 """
 
 from __future__ import annotations

@@ -49,6 +49,8 @@ def run_driver() -> None:
     for command in (
         "set automatic game off",
         f"set defaultnames {names[0]} {names[1]}",
+        f"set player {side} name bot",
+        f"set player {other} name gnubg",
         f"set player {other} gnubg",
         f"set player {other} chequerplay evaluation plies {ply}",
         f"set player {other} cubedecision evaluation plies {ply}",
@@ -116,12 +118,14 @@ def check_bot_plays(games: list[dict], letter: str) -> list[str]:
 
 def play_vs_gnubg(bot, *, length: int = 0, games: int = 1, seed: int = 1, gnubg_ply: int = 0,
                   bot_side: int = 0, options=None, timeout: float = 120.0, mat_path: str | None = None,
-                  log=None, verbose: bool = False) -> dict:
-    """Serve ``bot`` and let gnubg play it (module docstring); returns the summary dict."""
+                  log=None, verbose: bool = False, agent=None) -> dict:
+    """Serve ``bot`` (or a ready model.serve.BotAgent ``agent``) and let gnubg play it (module
+    docstring); returns the summary dict: games, score, problems, the server's stats and log."""
     from model.serve import BotAgent, BotServer
 
     lines: list[str] = []
-    agent = BotAgent(bot, options, log=log or lines.append, verbose=verbose)
+    if agent is None:
+        agent = BotAgent(bot, options, log=log or lines.append, verbose=verbose)
     server = BotServer(agent, "127.0.0.1", 0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

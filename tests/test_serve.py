@@ -328,6 +328,22 @@ def test_gnubg_plays_a_match_against_the_served_bot(pubeval):
     assert time.monotonic() - start < 60
 
 
+class IllegalAgent(BotAgent):
+    """A sabotaged server that answers every roll with a play no rules allow."""
+
+    def play(self, board):
+        return "24/1" if super().play(board) else ""
+
+
+@needs_gnubg
+def test_the_gnubg_check_catches_illegal_plays(pubeval):
+    """The check has teeth: gnubg turns an illegal reply into a forfeited (empty) play, and the check on
+    gnubg's record reports it."""
+    agent = IllegalAgent(pubeval, log=lambda message: None)
+    summary = _driver().play_vs_gnubg(pubeval, length=1, seed=1, timeout=60, agent=agent)
+    assert summary["problems"] and all("empty play, but a legal play existed" in p for p in summary["problems"])
+
+
 @needs_gnubg
 def test_gnubg_match_with_cube_actions_bot_in_seat_1():
     """A 5-point match with the bot in seat 1 and a bot that uses the cube (gnubg-nn's evaluation, or a tiny
