@@ -385,7 +385,7 @@ def build_parser(prog: str = "evaluate.py serve") -> argparse.ArgumentParser:
                                             "and FIBS-style clients over gnubg's external-player protocol.")
     parser.add_argument("--port", type=int, default=4321, help="TCP port to listen on (default 4321)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
-    parser.add_argument("--model", default=None,
+    parser.add_argument("--bot", "--model", dest="model", default=None,
                         help="checkpoint path or baseline name (pubeval, heuristic...); default: the shipped net")
     parser.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="look-ahead of a network bot")
     parser.add_argument("--no-resign", action="store_true", help="never offer a resignation")
