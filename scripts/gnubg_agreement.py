@@ -20,6 +20,9 @@ For each position:
 Judge: the PyPI package gnubg-nn (module ``gnubg_nn``), gnubg's own nets and bear-off databases,
 cubeless, one position at a time. Plies in gnubg's numbering (0 = the net alone, 2 = two rolls deeper),
 the same as model/search.py's. A play that bears off the last checker scores its exact result.
+Cross-checked by hand against Debian's gnubg 1.07 (``set board ID``, ``set dice``, chequer play
+2-ply, cubeful off, prune on, ``hint``) on four of the positions: the same ranking and equities
+within 0.0015.
 
 Reported: the share of positions where the bot's 0-ply top play is gnubg 0-ply's (and 2-ply vs 2-ply),
 the mean equity loss per move of each pick with a 95% interval (normal, over positions), the paired
