@@ -270,7 +270,11 @@ def main(argv: list[str]) -> int:
                "bot_search": "model.search.rank_children (keep 8, margin 0.16), cubeless money equity",
                "summary": summary, "seconds": {k: round(v, 1) for k, v in seconds.items()},
                "records": records}
-        Path(args.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        try:
+            Path(args.json).write_text(json.dumps(out, indent=1) + "\n", encoding="utf-8")
+        except OSError as e:
+            print(f"error: cannot write {args.json}: {e.strerror}", file=sys.stderr)
+            return 2
     return 0
 
 
