@@ -321,3 +321,18 @@ def test_cube_command_plays_writes_json_and_refuses_bad_input(tmp_path, capsys):
         assert main(bad) == 2
         err = capsys.readouterr().err
         assert err.startswith("evaluate.py cube: error:") and err.count("\n") == 1
+
+
+def test_resignations_end_games_at_the_offered_level():
+    """With resignations on, offers and answers go through engine.game (a level past what the game can
+    still be lost by would raise): accepted ones end the game as "resigned", rejected ones play on,
+    and the match scores still add up."""
+    a = RandomCubePlayer("backgammon", seed=8, double_rate=0.2, resign_rate=0.1)
+    b = RandomCubePlayer("backgammon", seed=9, double_rate=0.2, resign_rate=0.1)
+    log = ActionLog()
+    result = play_matches(a, b, g.Rules(match_length=3), matches=8, seed=5, resignations=True, on_action=log)
+    assert log.count("accept") > 0 and log.count("reject") > 0
+    assert log.count("resign") == log.count("accept") + log.count("reject")
+    assert result.endings["resigned"] == log.count("accept")
+    for final in result.finals:
+        replay_scores(final)
