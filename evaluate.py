@@ -13,6 +13,7 @@ Subcommands: if the first argument is a name in SUBCOMMANDS, the rest goes to th
     python evaluate.py hint POSITION [--dice 31] [--ply 2] [--json]   best plays / cube decision
     python evaluate.py serve --port 4321                             gnubg external-player server
     python evaluate.py play [--game nardi] [--match 5]               play the bot in the terminal
+    python evaluate.py cube A B [--length 5] [--matches 1000]        games with the cube, full matches
     python evaluate.py match A B ...                                 the same as giving no subcommand
 
 otherwise the arguments are the match command's. A checkpoint file named like a subcommand is
@@ -200,6 +201,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "hint": _lazy("model.hint"),  # best plays or cube decision of a position
     "serve": _lazy("model.serve"),  # gnubg's external-player protocol
     "play": _lazy("model.play_cli"),  # a person plays the bot in the terminal
+    "cube": _lazy("model.cube_cli"),  # games with the cube and full matches, bot vs bot
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 

@@ -61,10 +61,10 @@ def read_dice(dice) -> np.ndarray:
     if isinstance(dice, str):
         digits = [c for c in dice if c.isdigit()]
         dice = [int(c) for c in digits]
-    try:
-        arr = np.asarray(dice, dtype=np.int64).reshape(-1)
-    except (TypeError, ValueError):
-        raise FormatError(f"dice must be two numbers 1..6, got {dice!r}") from None
+    values = list(np.asarray(dice, dtype=object).reshape(-1)) if not np.isscalar(dice) else [dice]
+    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        raise FormatError(f"dice must be two whole numbers 1..6, got {dice!r}")
+    arr = np.array(values, dtype=np.int64)
     if arr.shape != (2,) or arr.min() < 1 or arr.max() > 6:
         raise FormatError(f"dice must be two numbers 1..6, got {dice!r}")
     return arr

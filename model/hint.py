@@ -8,14 +8,19 @@
 
 JSON schema (``--json``, and every line of ``--jsonl``), all equities from the side on roll:
 
-    {"game", "bot", "ply", "position": <JSON form>, "position_id"?, "match_id"?, "dice": [a, b] | null,
+    {"game", "bot", "ply", "position": <JSON form>, "dice": [a, b] | null,
+     "position_id", "match_id"? (backgammon; match_id when one was given, with the dice analysed),
      "cube": {"value", "owner": "centred"|"me"|"opponent", "match_length", "score": [me, opp],
-              "crawford", "jacoby", "beavers"},
+              "crawford", "jacoby", "beavers"}  (backgammon only),
      "evaluation": {"probs": {...}, "cubeless_equity"},
      "plays": [{"rank", "move", "position", "ply", "probs", "cubeless_equity",
                 "equity" (cubeful money equity, or null in a match), "mwc" (match only), "loss"}],
-     "cube_decision": {"action", "double", "response", "no_double", "double_take", "double_pass",
-                       "no_double_mwc"?, "double_take_mwc"?, "double_pass_mwc"?} | null}
+     "cube_decision": {"action", "double", "response", "double_offered", "no_double", "double_take",
+                       "double_pass", "no_double_mwc"?, "double_take_mwc"?, "double_pass_mwc"?} | null}
+
+``action`` is the side on roll's cube action and ``response`` the taker's answer; when the Match ID
+or XGID says a double waits for an answer (``double_offered``), ``response`` is the answer asked for.
+A play not looked at at the full ply keeps its 0-ply numbers; its ``loss`` is never below 0.
 
 ``plays`` is there when dice are given (ranked best first; ``loss`` is against the best, in the
 ranking unit: money equity, or MWC in a match); ``cube_decision`` when no dice are given
@@ -29,11 +34,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.board import flip, pips
+from engine.board import CHECKERS, OFF, OPP_OFF, flip, pips
 from engine.errors import FormatError
 from engine.formats import (
     CENTRED as FORMAT_CENTRED,
@@ -103,6 +108,8 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
     from .search import evaluate_positions, rank_children, ranking_order
 
     game, pos = query.game, query.position
+    if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
+        raise FormatError("the game is over: a side has borne off all 15 checkers")
     net = bot.net
     if net is None:
         raise ValueError(f"{bot.name} is a baseline: hint needs a network (a checkpoint)")
@@ -113,7 +120,10 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
     if game == "backgammon":
         out["position_id"] = write_position_id(pos)
         if query.info is not None:
-            out["match_id"] = write_match_id(query.info)
+            info = query.info
+            if query.dice is not None:  # the Match ID written says which dice were analysed
+                info = replace(info, dice=(int(query.dice[0]), int(query.dice[1])))
+            out["match_id"] = write_match_id(info)
         out["cube"] = {"value": state.value, "owner": state.owner, "match_length": state.match_length,
                        "score": [state.score_me, state.score_opp], "crawford": state.crawford,
                        "jacoby": state.jacoby, "beavers": state.beavers}
@@ -123,6 +133,7 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
     if query.dice is None:
         if game == "backgammon":
             out["cube_decision"] = _cube_decision(pos, probs, state)
+            out["cube_decision"]["double_offered"] = bool(query.info is not None and query.info.double_offered)
         return out
     children, _ = legal_plays(game, pos[None], query.dice[None])
     util, child_probs, depth = rank_children(net, children, ply)
@@ -149,7 +160,7 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
             "probs": _probs_dict(game, child_probs[i]), "cubeless_equity": round(float(cubeless[i]), 6),
             "equity": None if equity is None else round(float(equity[i]), 6),
             "mwc": None if mwc is None else round(float(mwc[i]), 6),
-            "loss": round(float(best - util[i]), 6),
+            "loss": round(max(0.0, float(best - util[i])), 6),
         })
     out["plays"] = plays
     return out
@@ -217,7 +228,10 @@ def render(answer: dict, top: int, board: bool) -> str:
                          + " ".join(f"{100 * p['probs'][n]:6.1f}" for n in names))
     elif answer["cube_decision"] is not None:
         c = answer["cube_decision"]
-        lines.append(f"\nCube decision: {c['action']}   (the taker should {c['response']})")
+        if c["double_offered"]:
+            lines.append(f"\nDoubled: the side doubled should {c['response']}   (the double itself: {c['action']})")
+        else:
+            lines.append(f"\nCube decision: {c['action']}   (the taker should {c['response']})")
         for key, label in (("no_double", "No double"), ("double_take", "Double, take"),
                            ("double_pass", "Double, pass")):
             mwc = c.get(key + "_mwc")
@@ -294,7 +308,18 @@ def main(argv: list[str]) -> int:
         if err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-    print(json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board))
+    return _emit(json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board))
+
+
+def _emit(text: str) -> int:
+    """Print the answer; a reader that has gone away (``| head``) ends the command quietly."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 1
     return 0
 
 
@@ -334,5 +359,6 @@ def _run_jsonl(bot, args) -> int:
                 answer = {"error": f"not JSON: {e.msg}"}
             except ValueError as e:
                 answer = {"error": str(e)}
-            print(json.dumps(answer), flush=True)
+            if _emit(json.dumps(answer)):
+                return 1
     return 0
