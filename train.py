@@ -39,7 +39,7 @@ class Args:
     resume: bool = False
     """continue the run in --run-dir from its last.pt"""
     hidden: str = "128"
-    """hidden layer widths, comma separated (e.g. 128 or 256,128)"""
+    """hidden layer widths, comma separated (e.g. 128 or 256,128); a resumed run keeps its own"""
     lam: float = 0.7
     """TD lambda"""
     lr: float = 1e-3
