@@ -127,7 +127,7 @@ def main(argv: list[str]) -> int:
     last = run_dir / "last.pt"
 
     torch.manual_seed(args.seed)
-    games_done, train_state, optimizer_state = 0, None, None
+    games_done, train_state, optimizer_state, previous_made_by = 0, None, None, {}
     if args.resume:
         try:
             net, blob = load_net(last, args.game, device, backend="torch")
@@ -135,6 +135,9 @@ def main(argv: list[str]) -> int:
             print(f"error: cannot resume: {e}", file=sys.stderr)
             return 2
         games_done, train_state, optimizer_state = blob["games"], blob["train_state"], blob["optimizer"]
+        previous_made_by = blob.get("made_by") or {}
+        if "commands" not in previous_made_by and "command" in previous_made_by:
+            previous_made_by = {"commands": [previous_made_by["command"]]}
         print(f"resuming {run_dir} at {games_done} games")
     else:
         if last.exists():
@@ -157,14 +160,15 @@ def main(argv: list[str]) -> int:
     writer = SummaryWriter(str(run_dir / "tb"))
     if not args.resume:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
-    command = "python train.py " + " ".join(argv)
+    # every invocation that trained this run, oldest first (a resumed run keeps the earlier ones)
+    commands = list(previous_made_by.get("commands", [])) + ["python train.py " + " ".join(argv)]
 
     def checkpoint(path: Path, with_optimizer: bool = True) -> None:
         save(path, learner.net, games=games_done, optimizer=learner.opt if with_optimizer else None,
              train_state={"actor_rng": json.dumps(actor.rng.bit_generator.state),
                           "seconds": elapsed_before + time.time() - start},
              args=dataclasses.asdict(args),
-             made_by={"command": command, "games": games_done,
+             made_by={"command": commands[0], "commands": commands, "games": games_done,
                       "seconds": round(elapsed_before + time.time() - start, 1)})
 
     start = time.time()

@@ -59,6 +59,7 @@ def save(path: str | os.PathLike, net, *, games: int = 0, optimizer=None,
             torch.save(blob, f)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
