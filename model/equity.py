@@ -37,6 +37,22 @@ def cubeless_equity(game: str, probs):
     return 2 * p[..., NARDI_WIN] - 1 + p[..., WIN_MARS] - p[..., LOSE_MARS]
 
 
+def chain_heads(game: str, s, stack):
+    """Consistent outcome probabilities from the net's conditional sigmoids s (B, K).
+
+    backgammon: win = s0, win_gammon = win s1, win_bg = win_gammon s2, lose_gammon = (1 - win) s3,
+    lose_bg = lose_gammon s4; nardi: win = s0, win_mars = win s1, lose_mars = (1 - win) s2.
+    ``stack(list_of_columns)`` joins columns (torch.stack or np.stack along axis 1), so torch and
+    numpy share one definition.
+    """
+    win = s[:, 0]
+    if game == "backgammon":
+        wg = win * s[:, 1]
+        lg = (1 - win) * s[:, 3]
+        return stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]])
+    return stack([win, win * s[:, 1], (1 - win) * s[:, 2]])
+
+
 def flip_probs(game: str, probs):
     """The same probabilities seen from the other side: win <-> loss, gammons swapped."""
     p = np.asarray(probs, dtype=np.float64)

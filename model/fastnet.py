@@ -21,6 +21,7 @@ import zipfile
 import numpy as np
 
 from .config import NetConfig
+from .equity import chain_heads
 from .features import encode
 
 _STORAGE_DTYPES = {
@@ -108,9 +109,4 @@ class NumpyNet:
         for w, b in self.layers:
             x = np.maximum(x @ w + b, 0.0)
         s = _sigmoid((x @ self.head[0] + self.head[1]).astype(np.float64))
-        win = s[:, 0]
-        if self.config.game == "backgammon":
-            wg = win * s[:, 1]
-            lg = (1 - win) * s[:, 3]
-            return np.stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]], axis=1)
-        return np.stack([win, win * s[:, 1], (1 - win) * s[:, 2]], axis=1)
+        return chain_heads(self.config.game, s, lambda cols: np.stack(cols, axis=1))

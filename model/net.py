@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from .config import NetConfig
+from .equity import chain_heads
 from .features import encode
 
 __all__ = ["NetConfig", "OutcomeNet"]
@@ -38,12 +39,7 @@ class OutcomeNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         s = torch.sigmoid(self.head(self.body(x)))  # (B, K) conditional probabilities
-        win = s[:, 0]
-        if self.config.game == "backgammon":
-            wg = win * s[:, 1]
-            lg = (1 - win) * s[:, 3]
-            return torch.stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]], dim=1)
-        return torch.stack([win, win * s[:, 1], (1 - win) * s[:, 2]], dim=1)
+        return chain_heads(self.config.game, s, lambda cols: torch.stack(cols, dim=1))
 
     @torch.no_grad()
     def probabilities(self, positions: np.ndarray, device: torch.device | str = "cpu") -> np.ndarray:
