@@ -56,7 +56,7 @@ def _sides(positions):
 
 
 def _is_crashed(side):
-    """gnubg's crashed test for one side (B, 25): few checkers left, or most of them on the 1-point/bar.
+    """gnubg's crashed test for one side (B, 25): few checkers left, or most of them on its 1- and 2-points.
 
     With t the checkers not yet borne off and N = 6: crashed when t <= N; or, with more than one
     checker on the 1-point (slot 0), when t <= N + (on the 1-point), or when t + 1 - (1-point +
@@ -537,7 +537,8 @@ def recommendation(nd, dt, dp, win_gammon, state: CubeState, available: bool) ->
     double_take = np.where(
         beaver,
         np.where(dt * 2.0 < nd, NODOUBLE_BEAVER, np.where(optional, OPTIONAL_DOUBLE_BEAVER, DOUBLE_BEAVER)),
-        np.where(optional, pick(OPTIONAL_DOUBLE_TAKE, OPTIONAL_REDOUBLE_TAKE), pick(DOUBLE_TAKE, REDOUBLE_TAKE)),
+        np.where(optional, pick(OPTIONAL_DOUBLE_TAKE, OPTIONAL_REDOUBLE_TAKE),
+                 pick(DOUBLE_TAKE, REDOUBLE_TAKE)),
     )
     live = (not state.is_money) or (not centred) or (not state.jacoby)
     optional_pass = (np.abs(nd - dp) <= OPTIONAL_EPSILON) & wg & live

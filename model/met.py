@@ -141,7 +141,8 @@ def parse_met(data: bytes | str, source: str = "<string>") -> MatchEquityTable:
     pre_rows = _explicit_rows(pre_el, source, "pre-crawford-table")
     n = len(pre_rows)
     if n == 0 or any(len(r) != n for r in pre_rows):
-        raise METError(f"{source}: the pre-Crawford table must be square, got rows of {[len(r) for r in pre_rows]}")
+        lengths = [len(r) for r in pre_rows]
+        raise METError(f"{source}: the pre-Crawford table must be square, got rows of {lengths}")
     if n > MAX_AWAY:
         raise METError(f"{source}: tables longer than {MAX_AWAY} are not supported")
     length_text = root.findtext("info/length")

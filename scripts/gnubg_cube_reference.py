@@ -3,23 +3,24 @@
 Three steps, one file (the first runs inside gnubg's embedded Python, which has no numpy):
 
     python scripts/gnubg_cube_reference.py collect --games 70 --per-game 30 --seed 1
-        (the run behind runs/gnubg_cube/full.json.gz: 2,100 positions, 31,500 cases, 11 minutes on two
-        shared cores) starts ``/usr/games/gnubg -t -q -r -p scripts/gnubg_cube_reference.py`` (config in the
-        environment variable GNUBG_CUBE_REF). gnubg plays games against itself at 0-ply with a little
-        noise (evaluation noise 0.03, so games differ), and for a random sample of the positions met
-        before a roll it records: the Position ID, gnubg's class (``gnubg.classifypos``), its 0-ply
-        cubeless probabilities (``gnubg.evaluate``), and its 0-ply cube decision (``gnubg.cfevaluate``
+        (the run behind runs/gnubg_cube/full.json.gz: 2,100 positions, 31,500 cases, 12 minutes on
+        two shared cores) starts ``/usr/games/gnubg -t -q -r -p scripts/gnubg_cube_reference.py``
+        (config in the environment variable GNUBG_CUBE_REF). gnubg plays games against itself at 0-ply
+        with a little noise (evaluation noise 0.03, so games differ), and for a random sample of the
+        positions met before a roll it records: the Position ID, gnubg's class (``gnubg.classifypos``), its
+        0-ply cubeless probabilities (``gnubg.evaluate``), and its 0-ply cube decision (``gnubg.cfevaluate``
         with evalcontext(cubeful=1, plies=0, deterministic=1, prune=1, noise=0): optimal, no double,
         double/take, double/pass equities and the recommendation) for 7 money cube states (centred
-        with/without Jacoby and beavers, cube 2 owned by the side on roll with/without beavers, cube 2
-        owned by the other side) and 8 match states drawn at random (2, 3, 3) from every score of 3-,
-        5- and 7-point matches (centred cube, cube 2 or 4 owned by either side, Crawford and post-Crawford
-        games); the side on roll is player 0 or 1 at random. Output (default
-        runs/gnubg_cube/full.json.gz, out of git) also holds gnubg's MET extended to 64 (``gnubg.met``).
+        with/without Jacoby and beavers, cube 2 owned by the side on roll with/without beavers, cube 2 owned
+        by the other side) and 8 match states drawn at random (2, 3, 3) from every score of 3-, 5- and
+        7-point matches (centred cube, cube 2 or 4 owned by either side, Crawford and post-Crawford games);
+        the side on roll is player 0 or 1 at random. Output (default runs/gnubg_cube/full.json.gz, out of
+        git) also holds gnubg's MET extended to 64 (``gnubg.met``).
     python scripts/gnubg_cube_reference.py sample --n 240
         keeps a stratified sample of positions with all their cases in tests/data/gnubg_cube_cases.json.
     python scripts/gnubg_cube_reference.py measure [--cases FILE]
-        recomputes every decision with model/cube.py from gnubg's probabilities and reports agreement.
+        recomputes every decision with model/cube.py from gnubg's probabilities and reports agreement
+        (30 s on the full set; without it, on the sample).
 
 A case agrees when our recommendation code equals gnubg's, or, where two of gnubg's three equities are
 within 1e-6 of each other (a tie), when our three equities are each within 1e-5 of gnubg's (gnubg

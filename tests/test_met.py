@@ -95,7 +95,7 @@ def test_small_table_parses_and_extends():
         (SMALL.replace("<me>0.6</me>", ""), "square"),
         (SMALL.replace("0.7", "abc"), "not a number"),
         (SMALL.replace("0.7", "1.7"), r"\[0, 1\]"),
-        (SMALL.replace('pre-crawford-table type="explicit"', 'pre-crawford-table type="zadeh"'), "parametric"),
+        (SMALL.replace('table type="explicit">\n<row>', 'table type="zadeh">\n<row>'), "parametric"),
         (SMALL.replace("<length>3</length>", "<length>5</length>"), "length"),
         (SMALL.replace('player="both"', 'player="0"'), "both players"),
     ],

@@ -1,4 +1,4 @@
-"""Resignations (model/resign.py): offer what is lost anyway, accept what is at least as good as playing on."""
+"""Resignations (model/resign.py): offer what is lost anyway, accept what beats playing on."""
 
 import numpy as np
 import pytest
