@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Every strength figure recorded in checkpoints/README.md, measured on the shipped checkpoints.
+# Writes checkpoints/strength/*.json and docs/strength_*.{json,svg}. About 15 minutes on 2 cores.
+#   scripts/measure_release.sh [backgammon-run-dir] [nardi-run-dir]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BG_RUN=${1:-runs/bg}
+NARDI_RUN=${2:-runs/nardi}
+OUT=checkpoints/strength
+mkdir -p "$OUT" docs
+export OMP_NUM_THREADS=1
+BG=checkpoints/backgammon.pt
+NARDI=checkpoints/nardi.pt
+
+# issue 3: cubeless strength, mirrored dice
+python evaluate.py $BG pubeval --games 10000 --seed 101 --no-progress --json $OUT/backgammon_vs_pubeval.json
+python evaluate.py $BG gnubg-0ply --games 2000 --seed 102 --no-progress --json $OUT/backgammon_vs_gnubg0.json
+python evaluate.py $BG heuristic --games 2000 --seed 103 --no-progress --json $OUT/backgammon_vs_heuristic.json
+python evaluate.py $BG random --games 2000 --seed 104 --no-progress --json $OUT/backgammon_vs_random.json
+python evaluate.py $NARDI heuristic --game nardi --games 4000 --seed 11 --no-progress --json $OUT/nardi_vs_heuristic.json
+python evaluate.py $NARDI random --game nardi --games 4000 --seed 12 --no-progress --json $OUT/nardi_vs_random.json
+
+# issue 4: the cube adds strength (money games with the cube; 5-point matches, match-aware vs money-style)
+python scripts/cube_strength.py --checkpoint $BG --money-games 4000 --matches 1000 --length 5 --seed 1 \
+    --json $OUT/cube_strength.json
+
+# issue 5: top-play agreement with gnubg 0-ply, equity loss of 0-ply and 2-ply choices judged by gnubg 2-ply
+python scripts/gnubg_agreement.py --checkpoint $BG --positions 300 --seed 1 --json $OUT/gnubg_agreement.json
+
+# strength against training time, from the runs' snapshots
+if [ -d "$BG_RUN/snapshots" ]; then
+  python scripts/strength_curve.py "$BG_RUN" --opponent pubeval --games 1000 --every 3 --out docs/strength_backgammon
+fi
+if [ -d "$NARDI_RUN/snapshots" ]; then
+  python scripts/strength_curve.py "$NARDI_RUN" --opponent heuristic --games 1000 --out docs/strength_nardi
+fi
