@@ -281,11 +281,7 @@ def double(state: GameState, side: int | None = None) -> GameState:
 
 def take(state: GameState, side: int | None = None) -> GameState:
     """The doubled side takes: it "owns the cube at twice the value"; the doubler then rolls."""
-    reason = answer_reason(state)
-    if reason:
-        raise RuleError(f"no take: {reason}")
-    _check_side(side, 1 - state.mover, "take")
-    return replace(state, phase=Phase.ROLL, cube=state.cube * 2, cube_owner=1 - state.mover)
+    return _own_cube(state, side, "take", answer_reason(state), times=2)
 
 
 def drop(state: GameState, side: int | None = None) -> GameState:
@@ -302,11 +298,16 @@ def drop(state: GameState, side: int | None = None) -> GameState:
 
 def beaver(state: GameState, side: int | None = None) -> GameState:
     """The doubled side takes and redoubles at once, keeping the cube at four times its value."""
-    reason = beaver_refusal(state)
+    return _own_cube(state, side, "beaver", beaver_refusal(state), times=4)
+
+
+def _own_cube(state: GameState, side: int | None, answer: str, reason: str | None, times: int) -> GameState:
+    """The doubled side gives ``answer`` (take or beaver) unless ``reason`` forbids it: it owns the cube,
+    now ``times`` its value, and the doubler rolls."""
     if reason:
-        raise RuleError(f"no beaver: {reason}")
-    _check_side(side, 1 - state.mover, "beaver")
-    return replace(state, phase=Phase.ROLL, cube=state.cube * 4, cube_owner=1 - state.mover)
+        raise RuleError(f"no {answer}: {reason}")
+    _check_side(side, 1 - state.mover, answer)
+    return replace(state, phase=Phase.ROLL, cube=state.cube * times, cube_owner=1 - state.mover)
 
 
 # --- resignation ---------------------------------------------------------------------------------
