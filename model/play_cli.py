@@ -45,7 +45,10 @@ from engine.formats import read_json_position
 from engine.notation import NO_PLAY, format_play, parse_play
 from engine.pictures import ascii_board
 
-from .equity import flip_probs
+from . import cube
+from .cube_player import cube_view
+from .equity import cubeless_equity, flip_probs
+from .resign import accept_resignation, resignation_offer
 
 HUMAN, BOT = 0, 1
 LEVEL_NAMES = {"backgammon": {1: "a single game", 2: "a gammon", 3: "a backgammon"},
@@ -77,27 +80,13 @@ def bot_probabilities(bot, state: g.GameState, side: int) -> np.ndarray | None:
     return probs if side == state.mover else flip_probs(state.game, probs)
 
 
-def _cube_view(state: g.GameState, side: int):
-    """The game's cube and score as model/cube.py's CubeState, seen by ``side``."""
-    from . import cube
-
-    owner = {None: cube.CENTRED, side: cube.ME, 1 - side: cube.OPPONENT}[state.cube_owner]
-    rules, match = state.rules, state.match
-    if rules.money:
-        return cube.money(owner, state.cube, jacoby=rules.jacoby, beavers=rules.beavers)
-    return cube.match(match.length, match.score[side], match.score[1 - side], state.cube, owner,
-                      crawford=match.is_crawford)
-
-
 def cube_advice(bot, state: g.GameState, side: int):
     """model/cube.py's decision for ``side`` on roll (ROLL phase), or None without probabilities."""
-    from . import cube
-
     probs = bot_probabilities(bot, state, side)
     if probs is None:
         return None
     x = cube.cube_efficiency(g.view(state, side)[None, :])
-    return cube.cube_decision(probs[None, :], x, _cube_view(state, side))
+    return cube.cube_decision(probs[None, :], x, cube_view(state, side))
 
 
 def bot_doubles(bot, state: g.GameState) -> bool:
@@ -111,13 +100,11 @@ def bot_doubles(bot, state: g.GameState) -> bool:
 def take_advice(bot, state: g.GameState, taker: int) -> str:
     """"take", "pass" or "beaver" for ``taker`` answering the waiting double (model/cube.py), "take"
     for a baseline."""
-    from . import cube
-
     probs = bot_probabilities(bot, state, taker)
     if probs is None:
         return "take"
     x = cube.cube_efficiency(g.view(state, 1 - taker)[None, :])
-    return str(cube.take_decision(probs[None, :], x, _cube_view(state, taker))[0])
+    return str(cube.take_decision(probs[None, :], x, cube_view(state, taker))[0])
 
 
 def bot_resignation(bot, state: g.GameState) -> int | None:
@@ -126,9 +113,7 @@ def bot_resignation(bot, state: g.GameState) -> int | None:
     if probs is None:
         return None
     if state.game == "backgammon":
-        from .resign import resignation_offer
-
-        level = int(resignation_offer(probs, _cube_view(state, BOT), on_roll=state.mover == BOT))
+        level = int(resignation_offer(probs, cube_view(state, BOT), on_roll=state.mover == BOT))
     else:  # long nardi: [win, win mars, lose mars]
         level = 0 if probs[0] >= RESIGN_BELOW else 1 + int(probs[2] >= 1 - RESIGN_BELOW)
     if level == 0:
@@ -144,11 +129,7 @@ def bot_accepts(bot, state: g.GameState) -> bool:
     if probs is None:
         return level >= g.max_resignation(state, HUMAN)
     if state.game == "backgammon":
-        from .resign import accept_resignation
-
-        return bool(accept_resignation(probs, level, _cube_view(state, BOT), on_roll=state.mover == BOT))
-    from .equity import cubeless_equity
-
+        return bool(accept_resignation(probs, level, cube_view(state, BOT), on_roll=state.mover == BOT))
     return level >= float(cubeless_equity(state.game, probs)) - 1e-9  # nardi: points = level
 
 
