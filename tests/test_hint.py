@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,8 +20,8 @@ from engine.movegen import legal_plays
 from engine.notation import parse_play
 from model import hint
 from model.equity import OUTPUT_NAMES, cubeless_equity
+from tests.helpers import ROOT, save_tiny_checkpoints
 
-ROOT = Path(__file__).resolve().parent.parent
 START_JSON = {"board": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
               "bar": [0, 0], "off": [0, 0]}  # FORMATS.md's backgammon start
 NARDI_START = {"board": [0] * 11 + [-15] + [0] * 11 + [15], "bar": [0, 0], "off": [0, 0]}
@@ -34,18 +33,7 @@ BEAR_OFF = {"board": [2, 1, 0, 0, 0, 0] + [0] * 12 + [0, 0, 0, 0, -1, -2], "bar"
 @pytest.fixture(scope="module")
 def nets(tmp_path_factory):
     """A tiny untrained network per game, saved as a checkpoint: the tests never need the shipped one."""
-    import torch
-
-    from model.checkpoint import save
-    from model.net import NetConfig, OutcomeNet
-
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("hint")
-    paths = {}
-    for game in ("backgammon", "nardi"):
-        paths[game] = folder / f"{game}.pt"
-        save(paths[game], OutcomeNet(NetConfig(game, (8,))))
-    return paths
+    return save_tiny_checkpoints(tmp_path_factory.mktemp("hint"))
 
 
 def ask(capsys, nets, *args, game="backgammon"):

@@ -7,7 +7,6 @@ import io
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,25 +16,13 @@ from engine.board import start_position
 from engine.notation import format_play
 from model import play_cli
 from model.play_cli import BOT, HUMAN, Console, Table
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import ROOT, save_tiny_checkpoints
 
 
 @pytest.fixture(scope="module")
 def checkpoints(tmp_path_factory):
     """A tiny untrained network per game, saved as a checkpoint (its probabilities drive the cube rule)."""
-    import torch
-
-    from model.checkpoint import save
-    from model.net import NetConfig, OutcomeNet
-
-    torch.manual_seed(0)
-    folder = tmp_path_factory.mktemp("ck")
-    paths = {}
-    for game in ("backgammon", "nardi"):
-        paths[game] = folder / f"{game}.pt"
-        save(paths[game], OutcomeNet(NetConfig(game, (8,))))
-    return paths
+    return save_tiny_checkpoints(tmp_path_factory.mktemp("ck"))
 
 
 def run_cli(args, text: str | bytes = b"", timeout=120) -> subprocess.CompletedProcess:
