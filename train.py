@@ -16,6 +16,7 @@ import dataclasses
 import itertools
 import json
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -171,6 +172,10 @@ def main(argv: list[str]) -> int:
              made_by={"command": commands[0], "commands": commands, "games": games_done,
                       "seconds": round(elapsed_before + time.time() - start, 1)})
 
+    # Ctrl-C and SIGTERM (a scheduler stopping the job) end the run cleanly with a checkpoint; SIGINT
+    # is set explicitly because a shell starts background jobs with it ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     start = time.time()
     next_ckpt = (games_done // args.checkpoint_every + 1) * args.checkpoint_every
     next_eval = (games_done // args.eval_every + 1) * args.eval_every if args.eval_every else None

@@ -69,3 +69,21 @@ def test_bad_flags_and_bad_resume_give_one_line(tmp_path):
     proc = run_train("--game", "nardi", "--run-dir", str(tmp_path / "bad"), "--resume", check=False)
     assert proc.returncode == 2 and "not a readable checkpoint" in proc.stderr
     assert (tmp_path / "bad" / "last.pt").read_bytes() == b"garbage"  # nothing saved is lost
+
+
+def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
+    """SIGTERM (a scheduler stopping the job) saves last.pt with every game played and exits 130."""
+    run = tmp_path / "run"
+    cmd = [sys.executable, str(ROOT / "train.py"), "--threads", "1", "--parallel-games", "32",
+           "--samples-per-update", "512", "--hidden", "16", "--eval-every", "0", "--game", "backgammon",
+           "--games", "100000", "--checkpoint-every", "100000", "--run-dir", str(run)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT,
+                            start_new_session=True)
+    deadline = time.time() + 120
+    while not list((run / "tb").glob("*")) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in err
+    assert read(run / "last.pt")["games"] > 0  # no checkpoint interval was reached: this is the stop's own
