@@ -25,20 +25,16 @@ Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, 
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-import numpy as np
-
 from engine.board import GAMES
 from model.arena import MAX_PLIES, ArenaResult, play_games
+from model.cli import USAGE_ERROR, OneLineParser, UsageError, write_json
 from model.players import BASELINES, make_player
 
-USAGE_ERROR = 2
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
 
 
@@ -59,20 +55,9 @@ class Args:
     no_progress: bool = field(default=False, metadata={"help": "no progress bar (it is off anyway off a terminal)"})
 
 
-class UsageError(Exception):
-    """Bad input from the command line: reported as one line, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse that reports a bad command line as one line instead of the usage text."""
-
-    def error(self, message):
-        raise UsageError(message)
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The match command's parser, one flag per Args field, its help from the field's metadata."""
-    parser = _Parser(prog="evaluate.py", description="Cubeless bot-vs-bot games with mirrored dice.",
+    parser = OneLineParser(prog="evaluate.py", description="Cubeless bot-vs-bot games with mirrored dice.",
                      epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (default: match). "
                             f"baselines: {', '.join(BASELINES)}")
     for f in fields(Args):
@@ -160,19 +145,10 @@ def report(args: Args, result: ArenaResult) -> str:
     return "\n".join(lines)
 
 
-def write_json(path: str, args: Args, argv: list[str], result: ArenaResult, device: str) -> None:
+def write_match_json(path: str, args: Args, argv: list[str], result: ArenaResult, device: str) -> None:
     """Every figure of the match and the exact settings (and the device they resolved to), as JSON."""
-    versions = {"python": platform.python_version(), "numpy": np.__version__}
-    if "torch" in sys.modules:
-        versions["torch"] = sys.modules["torch"].__version__
-    blob = {"command": "match", "argv": argv, "settings": asdict(args), "device_used": device,
-            "result": result.summary(), "versions": versions}
-    try:
-        with open(path, "w") as f:
-            json.dump(blob, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        raise UsageError(f"--json: cannot write {path}: {e.strerror}") from None
+    write_json(path, {"command": "match", "argv": argv, "settings": asdict(args), "device_used": device,
+                      "result": result.summary()})
 
 
 def match_main(argv: list[str]) -> int:
@@ -181,7 +157,7 @@ def match_main(argv: list[str]) -> int:
     result, device = run_match(args)
     print(report(args, result))
     if args.json:
-        write_json(args.json, args, argv, result, device)
+        write_match_json(args.json, args, argv, result, device)
     return 0
 
 

@@ -18,32 +18,18 @@ Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, 
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import sys
-
-import numpy as np
 
 from engine import game as g
 from engine.board import GAMES
 
 from .arena import MAX_PLIES
+from .cli import USAGE_ERROR, OneLineParser, UsageError, write_json
 from .cube_player import CHECKER_PLAY, POLICIES
-
-USAGE_ERROR = 2
-
-
-class UsageError(Exception):
-    """Bad input from the command line: one line on stderr, exit status 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise UsageError(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="evaluate.py cube", description="Games with the cube and full matches, bot vs bot.")
+    parser = OneLineParser(prog="evaluate.py cube", description="Games with the cube and full matches, bot vs bot.")
     parser.add_argument("a", help="player A: a checkpoint path or a baseline name")
     parser.add_argument("b", help="player B: a checkpoint path or a baseline name")
     parser.add_argument("--game", choices=GAMES, default="backgammon", help="which game (default backgammon)")
@@ -137,17 +123,6 @@ def report(summary: dict) -> str:
                  f"{s['mean_plies_per_game']:.1f} plies/game, {s['capped_matches']} capped; "
                  f"{s['games_per_s']:.1f} games/s ({s['seconds']:.1f} s)")
     return "\n".join(lines)
-
-
-def write_json(path: str, blob: dict) -> None:
-    """The blob as indented JSON, with the versions that produced it; UsageError if it cannot be written."""
-    blob = {**blob, "versions": {"python": platform.python_version(), "numpy": np.__version__}}
-    try:
-        with open(path, "w") as f:
-            json.dump(blob, f, indent=2)
-            f.write("\n")
-    except OSError as e:
-        raise UsageError(f"--json: cannot write {path}: {e.strerror}") from None
 
 
 def main(argv: list[str] | None = None) -> int:
