@@ -45,6 +45,8 @@ class Args:
     """TD lambda"""
     lr: float = 1e-3
     """Adam learning rate"""
+    lr_schedule: str = ""
+    """piecewise-constant learning rate by games played, e.g. 0:1e-3,150000:3e-4,320000:1e-4 (overrides --lr)"""
     parallel_games: int = 256
     """games played side by side in one batch by the actor"""
     samples_per_update: int = 16_384
@@ -103,7 +105,33 @@ def parse_args(argv: list[str]) -> Args:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if not 0 <= args.lam <= 1:
         parser.error("--lam must be within 0..1")
+    try:
+        lr_schedule(args)
+    except ValueError as e:
+        parser.error(f"--lr-schedule: {e}")
     return args
+
+
+def lr_schedule(args: Args) -> list[tuple[int, float]]:
+    """[(from_games, lr), ...] sorted; just [(0, --lr)] without --lr-schedule. ValueError if malformed."""
+    if not args.lr_schedule:
+        return [(0, args.lr)]
+    steps = []
+    for part in args.lr_schedule.split(","):
+        games, _, lr = part.partition(":")
+        try:
+            steps.append((int(games), float(lr)))
+        except ValueError:
+            raise ValueError(f"expected games:rate pairs separated by commas, got {part!r}") from None
+    steps.sort()
+    if steps[0][0] != 0 or any(lr <= 0 for _, lr in steps):
+        raise ValueError("the first pair must start at 0 games and every rate must be positive")
+    return steps
+
+
+def lr_at(schedule: list[tuple[int, float]], games: int) -> float:
+    """The learning rate in force after ``games`` games."""
+    return [lr for start, lr in schedule if start <= games][-1]
 
 
 def main(argv: list[str]) -> int:
@@ -150,8 +178,6 @@ def main(argv: list[str]) -> int:
     learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, device=device, seed=args.seed)
     if optimizer_state:
         learner.opt.load_state_dict(optimizer_state)
-        for group in learner.opt.param_groups:  # a resumed run takes the learning rate asked for now
-            group["lr"] = args.lr
     actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
                           device=device, explore=args.explore)
     if train_state and "actor_rng" in train_state:
@@ -176,6 +202,7 @@ def main(argv: list[str]) -> int:
     # is set explicitly because a shell starts background jobs with it ignored.
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.default_int_handler)
+    schedule = lr_schedule(args)
     start = time.time()
     next_ckpt = (games_done // args.checkpoint_every + 1) * args.checkpoint_every
     next_eval = (games_done // args.eval_every + 1) * args.eval_every if args.eval_every else None
@@ -185,6 +212,9 @@ def main(argv: list[str]) -> int:
         while games_done < args.games:
             if args.minutes and time.time() - start > args.minutes * 60:
                 break
+            rate_now = lr_at(schedule, games_done)  # a resumed run takes the rate asked for now
+            for group in learner.opt.param_groups:
+                group["lr"] = rate_now
             t0 = time.time()
             exp = actor.play(args.samples_per_update)
             t1 = time.time()
@@ -196,6 +226,7 @@ def main(argv: list[str]) -> int:
             rate = exp.games / (t2 - t0)
             bar.set_postfix(games_s=f"{rate:.0f}", loss=f"{metrics['loss']:.4f}")
             writer.add_scalar("losses/td_mse", metrics["loss"], games_done)
+            writer.add_scalar("charts/learning_rate", rate_now, games_done)
             writer.add_scalar("charts/games_per_s", rate, games_done)
             writer.add_scalar("charts/play_seconds_share", (t1 - t0) / (t2 - t0), games_done)
             writer.add_scalar("charts/plies_per_game", exp.plies / max(exp.games, 1), games_done)

@@ -87,3 +87,17 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "Traceback" not in err
     assert read(run / "last.pt")["games"] > 0  # no checkpoint interval was reached: this is the stop's own
+
+
+def test_learning_rate_schedule():
+    """--lr-schedule gives the rate in force by games played; a malformed one is refused with exit 2."""
+    sys.path.insert(0, str(ROOT))
+    import train
+
+    args = train.parse_args(["--lr-schedule", "150000:3e-4,0:1e-3,320000:1e-4"])
+    schedule = train.lr_schedule(args)
+    assert [train.lr_at(schedule, g) for g in (0, 149_999, 150_000, 400_000)] == [1e-3, 1e-3, 3e-4, 1e-4]
+    assert train.lr_schedule(train.parse_args(["--lr", "0.01"])) == [(0, 0.01)]
+    for bad in ("5:1e-3", "0:fast", "0:-1"):
+        proc = run_train("--lr-schedule", bad, check=False)
+        assert proc.returncode == 2 and "--lr-schedule" in proc.stderr and "Traceback" not in proc.stderr
