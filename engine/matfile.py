@@ -16,6 +16,8 @@ states of a game and hands them to ``game_record(states)``, which reads the acti
 states (a roll then a play, a double, a take or a drop) and the result off the last one.
 Resignations are not actions in this format: a game that ended by one is told by its ``Wins N
 points`` line, which gnubg reads as a resignation of N / cube points. Beavers have no form in it.
+Several games between the same two players (e.g. mirrored ones, whose seats alternate) become one
+money session with ``swap_sides`` and ``money_session``; a match is one file.
 
 The text, as gnubg 1.07 writes and reads it (its ``export match mat`` / ``import mat``)::
 
@@ -32,8 +34,10 @@ The text, as gnubg 1.07 writes and reads it (its ``export match mat`` / ``import
 gnubg's reader splits a row at the second ``dd:`` (two plays) or else at the first double space
 after column 15, so each left cell is padded with at least two spaces. Names lose ``:`` and
 white space (written as ``_``), as gnubg does. ``read_mat`` reads such text back (for round trips).
-The format carries no rules: gnubg's reader assumes the Crawford rule and no Jacoby rule, so a
-money game won with a gammon under Jacoby (1 point here) is replayed by gnubg as 2 points.
+The format carries no rules: gnubg's reader assumes the Crawford rule in matches and, in money
+play, takes the Jacoby rule from its own setting (on by default; a ``; [Jacoby "Off"]`` line is not
+read), so a money game won with a gammon without the cube being turned is replayed as 1 point unless
+gnubg is told ``set jacoby off`` before ``import mat`` (observed with gnubg 1.07).
 """
 
 from __future__ import annotations
@@ -164,6 +168,29 @@ def game_record(states) -> GameRecord:
     if last.result is None:
         return GameRecord(tuple(actions), score)
     return GameRecord(tuple(actions), score, last.result.winner, last.result.points)
+
+
+def swap_sides(game: GameRecord) -> GameRecord:
+    """The same game with players 0 and 1 exchanged (their actions, scores and result)."""
+    actions = tuple(Action(1 - a.player, a.kind, a.dice, a.play) for a in game.actions)
+    winner = None if game.winner is None else 1 - game.winner
+    return GameRecord(actions, game.scores[::-1], winner, game.points)
+
+
+def money_session(names: tuple[str, str], games) -> MatchRecord:
+    """``games`` (player 0 = ``names[0]`` in each) as one money session: each game's scores become
+    the points both players had won before it, as gnubg counts a session."""
+    out, scores = [], [0, 0]
+    for game in games:
+        out.append(GameRecord(game.actions, tuple(scores), game.winner, game.points))
+        if game.winner is not None:
+            scores[game.winner] += game.points
+    return MatchRecord(names, 0, tuple(out))
+
+
+def player_names(a: str, b: str) -> tuple[str, str]:
+    """Two names a reader tells apart: the same name twice becomes ``A_name`` and ``B_name``."""
+    return (a, b) if _name(a) != _name(b) else (f"A_{a}", f"B_{b}")
 
 
 # ----------------------------------------------------------------------------------------------

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine import game as g
+from engine.board import flip, start_position
 from engine.errors import FormatError
 from engine.formats import read_json_position
 from engine.matfile import (
@@ -24,7 +26,10 @@ from engine.matfile import (
     format_mat,
     game_record,
     mat_play,
+    money_session,
+    player_names,
     read_mat,
+    swap_sides,
     write_mat,
 )
 from engine.notation import parse_play
@@ -187,7 +192,42 @@ def test_beavers_and_nardi_have_no_mat_form():
         game_record([nardi])
 
 
+def test_swap_sides_money_session_and_names():
+    """Swapping exchanges players, scores and winner; a money session counts the points won before each
+    game; the same name twice becomes two names."""
+    game = GameRecord((Action(0, MOVE, (3, 1), "8/5 6/5"), Action(1, DOUBLE), Action(0, DROP)), (2, 5), 1, 1)
+    swapped = swap_sides(game)
+    assert [a.player for a in swapped.actions] == [1, 0, 1] and swapped.actions[0].play == "8/5 6/5"
+    assert (swapped.scores, swapped.winner, swapped.points) == ((5, 2), 0, 1) and swap_sides(swapped) == game
+    unfinished = GameRecord((), (0, 0))
+    session = money_session(("a", "b"), [game, swapped, unfinished, swapped])
+    assert session.match_length == 0 and session.names == ("a", "b")
+    assert [x.scores for x in session.games] == [(0, 0), (0, 1), (1, 1), (1, 1)]
+    assert player_names("pubeval", "pubeval") == ("A_pubeval", "B_pubeval")
+    assert player_names("last", "best") == ("last", "best")
+
+
+def replay(record: MatchRecord) -> list[tuple[int | None, np.ndarray]]:
+    """Replay every game's plays from the start, each checked legal by engine.notation.parse_play (which
+    also refuses a wrong ``*``), the plays alternating and the first a backgammon opening (no double);
+    per game (the last mover, its position after its last play), (None, start) for a game without plays."""
+    out = []
+    for game in record.games:
+        position, last = start_position("backgammon", 1)[0], None
+        for action in (a for a in game.actions if a.kind == MOVE):
+            if last is None:
+                assert action.dice[0] != action.dice[1], "the opening throw is never a double"
+            else:
+                assert action.player != last, "plays alternate"
+                position = flip("backgammon", position)
+            position = parse_play("backgammon", position, action.dice, action.play)
+            last = action.player
+        out.append((last, position))
+    return out
+
+
 GNUBG = "/usr/games/gnubg"
+needs_gnubg = pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="Debian's gnubg is not installed")
 IMPORT_SCRIPT = """
 import gnubg, json, os
 gnubg.command("import mat " + os.environ["MAT"])
@@ -195,18 +235,31 @@ json.dump(gnubg.match(analysis=False, boards=True), open(os.environ["OUT"], "w")
 """
 
 
-@pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="Debian's gnubg is not installed")
+def gnubg_import(mat: Path, folder: Path) -> dict:
+    """What the real gnubg makes of ``import mat`` of the file ``mat``: its ``gnubg.match()`` record."""
+    script, out = folder / "import.py", folder / "imported.json"
+    script.write_text(IMPORT_SCRIPT)
+    out.unlink(missing_ok=True)
+    subprocess.run([GNUBG, "-t", "-q", "-r", "-p", str(script)], check=False, capture_output=True, timeout=60,
+                   env=dict(os.environ, MAT=str(mat), OUT=str(out)))
+    assert out.exists(), f"gnubg did not import {mat}"
+    return json.loads(out.read_text())
+
+
+def test_records_of_engine_games_replay_legally():
+    """The plays of a match read off engine/game.py states replay legally from the start position."""
+    record, match = _play_match(seed=4)
+    for (last, position), game, result in zip(replay(record), record.games, match.results):
+        if result.how == "played":  # the winner made the last play and bore off all 15
+            assert last == game.winner and position[26] == 15
+
+
+@needs_gnubg
 def test_gnubg_imports_our_file_and_replays_the_same_games(tmp_path):
     """gnubg 1.07 `import mat` of a written match gives the same plays (dice and steps), cube actions, winners,
     points and the resignation, game by game."""
     record, _ = _play_match(seed=4)
-    mat = write_mat(record, tmp_path / "match.mat")
-    script = tmp_path / "import.py"
-    script.write_text(IMPORT_SCRIPT)
-    out = tmp_path / "imported.json"
-    subprocess.run([GNUBG, "-t", "-q", "-r", "-p", str(script)], check=False, capture_output=True, timeout=60,
-                   env=dict(os.environ, MAT=str(mat), OUT=str(out)))
-    imported = json.loads(out.read_text())
+    imported = gnubg_import(write_mat(record, tmp_path / "match.mat"), tmp_path)
     assert imported["match-info"]["match-length"] == 5
     assert [p["name"] for p in (imported["match-info"]["X"], imported["match-info"]["O"])] == ["bot", "gnubg"]
     assert len(imported["games"]) == len(record.games)
