@@ -6,7 +6,9 @@ A and B are each a checkpoint path or a baseline name (random, heuristic, heuris
 backgammon pubeval, gnubg, gnubg-0ply, gnubg-1ply, gnubg-2ply). Every dice stream is played twice
 with the seats swapped, so --games must be even; the 95% interval treats each mirrored pair as one
 sample. Prints A's points per game, win/gammon/backgammon (nardi: win/mars) rates of both sides and
-games/s; --json writes every figure with the exact settings.
+games/s; --json writes every figure with the exact settings. --mat FILE (backgammon) saves every game
+as a Jellyfish .mat money session, A in the left column, for gnubg's ``import mat FILE`` (say ``set
+jacoby off`` first so that gnubg scores the cubeless gammons as played).
 
 Subcommands: if the first argument is a name in SUBCOMMANDS, the rest goes to that command:
 
@@ -31,7 +33,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from engine.board import GAMES
-from model.arena import MAX_PLIES, ArenaResult, play_games
+from engine.matfile import MatchRecord, write_mat
+from model.arena import MAX_PLIES, ArenaResult, mat_record, play_games
 from model.cli import USAGE_ERROR, OneLineParser, UsageError, write_json
 from model.players import BASELINES, make_player
 
@@ -50,6 +53,9 @@ class Args:
     batch: int = field(default=256, metadata={"help": "games in play at once"})
     device: str = field(default="auto", metadata={"help": "torch device for networks: auto, cpu, cuda, cuda:1..."})
     json: str | None = field(default=None, metadata={"help": "write every figure and the settings to this file"})
+    mat: str | None = field(default=None, metadata={
+        "help": "backgammon: save every game to this Jellyfish .mat file (one money session, A on the left) "
+                "for gnubg's 'import mat FILE'; 'set jacoby off' in gnubg first scores gammons as played"})
     max_plies: int = field(default=MAX_PLIES, metadata={"help": "safety cap on a game's plies (capped games score 0)"})
     threads: int = field(default=1, metadata={"help": "torch CPU threads for networks"})
     no_progress: bool = field(default=False, metadata={"help": "no progress bar (it is off anyway off a terminal)"})
@@ -82,6 +88,10 @@ def parse_args(argv: list[str]) -> Args:
         raise UsageError(f"--batch must be at least 1, got {args.batch}")
     if args.max_plies < 1 or args.threads < 1:
         raise UsageError("--max-plies and --threads must be at least 1")
+    if args.mat and args.game != "backgammon":
+        raise UsageError(f"--mat: .mat files hold backgammon only; {args.game} games cannot be saved in one")
+    if args.mat and not Path(args.mat).absolute().parent.is_dir():
+        raise UsageError(f"--mat: cannot write {args.mat}: no such folder")  # said before the games, not after
     return args
 
 
@@ -124,7 +134,7 @@ def run_match(args: Args) -> tuple[ArenaResult, str]:
     with tqdm(total=args.games, unit="game", file=sys.stderr, dynamic_ncols=True,
               disable=True if args.no_progress else None) as bar:
         result = play_games(player_a, player_b, args.games, seed=args.seed, batch=args.batch,
-                            max_plies=args.max_plies, progress=bar.update)
+                            max_plies=args.max_plies, progress=bar.update, record_plays=bool(args.mat))
     return result, device
 
 
@@ -151,13 +161,24 @@ def write_match_json(path: str, args: Args, argv: list[str], result: ArenaResult
                       "result": result.summary()})
 
 
+def save_mat(record: MatchRecord, path: str) -> None:
+    """Write a .mat record (engine/matfile.py); UsageError if the file cannot be written."""
+    try:
+        write_mat(record, path)
+    except OSError as e:
+        raise UsageError(f"--mat: cannot write {path}: {e.strerror}") from None
+
+
 def match_main(argv: list[str]) -> int:
-    """The match command: parse, play, print, optionally write JSON."""
+    """The match command: parse, play, print, optionally write JSON and the games as .mat."""
     args = parse_args(argv)
     result, device = run_match(args)
     print(report(args, result))
     if args.json:
         write_match_json(args.json, args, argv, result, device)
+    if args.mat:
+        save_mat(mat_record(result), args.mat)
+        print(f"games saved as .mat: {args.mat}")
     return 0
 
 

@@ -16,6 +16,10 @@ turn" (its head exception is legal_plays' default: all 15 on the head).
 The batch is a pool of game slots that all advance one ply together: one legal_plays call for the
 pool and one select call per player per ply. A finished game's slot takes the next game at once,
 so the pool stays full until the last games.
+
+With ``record_plays`` the pool also keeps every ply (one array append per ply, batch-first), and
+``mat_record(result)`` turns the games into engine/matfile.py's record: a money session with A in
+the left column, which gnubg imports (``import mat FILE``) for review.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.board import flip, start_position, winner_score
+from engine.matfile import GameRecord, MatchRecord, money_session, move_action, player_names
 from engine.movegen import legal_plays
 
 from .player import Player
@@ -89,6 +94,7 @@ class ArenaResult:
     seconds: float
     max_plies: int = MAX_PLIES
     dice: list | None = field(default=None, repr=False)  # per game (plies, 2) throws, when recorded
+    plays: list | None = field(default=None, repr=False)  # per game, when recorded: see _Pool.plays_by_game
 
     @property
     def games(self) -> int:
@@ -146,11 +152,12 @@ class ArenaResult:
 
 def play_games(player_a: Player, player_b: Player, games: int, seed: int = 0, batch: int = 256,
                max_plies: int = MAX_PLIES, progress: Callable[[int], None] | None = None,
-               record_dice: bool = False) -> ArenaResult:
+               record_dice: bool = False, record_plays: bool = False) -> ArenaResult:
     """Play ``games`` (even) cubeless games between A and B with mirrored dice; A's results.
 
     ``batch`` is the number of games in play at once; ``progress(n)`` is called with the number of
-    games just finished.
+    games just finished. ``record_dice`` keeps each game's throws, ``record_plays`` its plies (for
+    ``mat_record``).
     """
     game = player_a.game
     if player_b.game != game:
@@ -162,25 +169,42 @@ def play_games(player_a: Player, player_b: Player, games: int, seed: int = 0, ba
     for player in (player_a, player_b):
         player.reset()
     started = time.perf_counter()
-    pool = _Pool(game, seed, min(batch, games), games, record_dice)
+    pool = _Pool(game, seed, min(batch, games), games, record_dice, record_plays)
     while pool.active.any():
         finished = pool.play_ply(player_a, player_b, max_plies)
         if progress is not None and finished:
             progress(finished)
     names = (getattr(player_a, "name", "a"), getattr(player_b, "name", "b"))
     return ArenaResult(game, names, seed, pool.points, pool.plies_done, pool.capped,
-                       time.perf_counter() - started, max_plies, pool.dice_log)
+                       time.perf_counter() - started, max_plies, pool.dice_log, pool.plays_by_game())
+
+
+def mat_record(result: ArenaResult) -> MatchRecord:
+    """The recorded games of a backgammon run (``record_plays``) as one money session for a .mat
+    file: A is player 0 (the left column) in every game; a capped game is left unfinished."""
+    if result.plays is None:
+        raise ValueError("the games' plays were not recorded (play_games(..., record_plays=True))")
+    if result.game != "backgammon":
+        raise ValueError(".mat files hold backgammon only")
+    games = []
+    for points, (a_moved, before, after, dice) in zip(result.points, result.plays):
+        actions = [move_action(0 if a else 1, b, c, d) for a, b, c, d in zip(a_moved, before, after, dice)]
+        winner = None if points == 0 else 0 if points > 0 else 1
+        games.append(GameRecord(tuple(actions), (0, 0), winner, abs(int(points))))
+    return money_session(player_names(*result.names), games)
 
 
 class _Pool:
     """The games in play: one slot per game, refilled with the next game when one ends."""
 
-    def __init__(self, game: str, seed: int, slots: int, games: int, record_dice: bool):
+    def __init__(self, game: str, seed: int, slots: int, games: int, record_dice: bool,
+                 record_plays: bool = False):
         self.game, self.seed, self.games = game, seed, games
         self.points = np.zeros(games, dtype=np.int64)
         self.plies_done = np.zeros(games, dtype=np.int64)
         self.capped = np.zeros(games, dtype=bool)
         self.dice_log = [[] for _ in range(games)] if record_dice else None
+        self.ply_log: list | None = [] if record_plays else None  # per ply: (game ids, A moved, before, after, dice)
         self.pos = start_position(game, slots)
         self.game_id = np.full(slots, -1, dtype=np.int64)
         self.seat = np.zeros(slots, dtype=np.int64)  # seat on roll: 0 or 1
@@ -234,6 +258,8 @@ class _Pool:
         if self.dice_log is not None:
             for game_id, roll in zip(self.game_id[idx], dice):
                 self.dice_log[game_id].append(tuple(int(d) for d in roll))
+        if self.ply_log is not None:
+            self.ply_log.append((self.game_id[idx], a_moves, positions, after, dice))
         self.plies[idx] += 1
         score = winner_score(self.game, after)  # the mover's win: 1, 2 or 3; 0 while play goes on
         won = score > 0
@@ -248,6 +274,17 @@ class _Pool:
         self.active[idx[ended]] = False
         self._start(idx[ended])
         return int(ended.sum())
+
+    def plays_by_game(self) -> list | None:
+        """The logged plies regrouped by game, in play order: per game (a_moved (P,) bool, before
+        (P, 28), after (P, 28) in the mover's frame before the turn passes, dice (P, 2)); None if not
+        logged."""
+        if self.ply_log is None:
+            return None
+        ids, a_moved, before, after, dice = (np.concatenate(column) for column in zip(*self.ply_log))
+        order = np.argsort(ids, kind="stable")  # stable: each game's plies stay in play order
+        cuts = np.cumsum(np.bincount(ids, minlength=self.games))[:-1]
+        return list(zip(*(np.split(column[order], cuts) for column in (a_moved, before, after, dice))))
 
 
 def _select_subset(player: Player, positions, dice, children, parent, mine: np.ndarray) -> np.ndarray:

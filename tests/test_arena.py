@@ -7,10 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from model.arena import ArenaResult, opening_throws, play_games, throws
+from engine.board import winner_score
+from engine.matfile import format_mat, read_mat
+from model.arena import ArenaResult, mat_record, opening_throws, play_games, throws
 from model.heuristic import HeuristicPlayer
 from model.player import RandomPlayer
 from model.pubeval import PubevalPlayer
+from tests.test_matfile import replay
 
 
 def test_dice_are_a_pure_function_of_seed_pair_and_index():
@@ -114,3 +117,26 @@ def test_bad_matches_are_refused():
         play_games(RandomPlayer("nardi"), RandomPlayer("nardi"), 7)
     with pytest.raises(ValueError, match="different games"):
         play_games(RandomPlayer("nardi"), RandomPlayer("backgammon"), 2)
+
+
+def test_recorded_plays_become_a_money_session_of_legal_games():
+    """record_plays changes no result; mat_record gives every game, A in the left column, legal plays that
+    end with the winner bearing off its 15th checker for the points A scored, and running scores."""
+    a, b = HeuristicPlayer("backgammon"), PubevalPlayer()
+    a.name, b.name = "heuristic", "pubeval"
+    plain = play_games(a, b, 12, seed=5, batch=5)
+    result = play_games(a, b, 12, seed=5, batch=5, record_plays=True)
+    assert plain.plays is None
+    np.testing.assert_array_equal(plain.points, result.points)
+    record = read_mat(format_mat(mat_record(result)))
+    assert record.match_length == 0 and record.names == ("heuristic", "pubeval") and len(record.games) == 12
+    won = [0, 0]
+    for game, (last, final), points, plies in zip(record.games, replay(record), result.points, result.plies):
+        assert sum(x.kind == "move" for x in game.actions) == plies
+        assert game.winner == (0 if points > 0 else 1) == last and game.points == abs(points)
+        assert final[26] == 15 and winner_score("backgammon", final[None])[0] == abs(points)
+        assert game.scores == tuple(won)
+        won[game.winner] += game.points
+    nardi = play_games(RandomPlayer("nardi", seed=0), RandomPlayer("nardi", seed=1), 2, record_plays=True)
+    with pytest.raises(ValueError, match="backgammon only"):
+        mat_record(nardi)

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from engine.matfile import read_mat
+from tests.test_matfile import GNUBG, gnubg_import, replay
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -29,7 +32,7 @@ def test_a_tiny_match_prints_and_writes_json(tmp_path):
     blob = json.loads(out.read_text())
     assert blob["settings"] == {"a": "heuristic", "b": "random", "game": "backgammon", "games": 20, "seed": 3,
                                 "batch": 8, "device": "auto", "json": str(out), "max_plies": 3000,
-                                "threads": 1, "no_progress": False}
+                                "threads": 1, "no_progress": False, "mat": None}
     assert blob["device_used"] == "cpu"  # baselines run on numpy
     result = blob["result"]
     assert result["games"] == 20 and result["pairs"] == 10 and result["ppg"] > 0
@@ -55,6 +58,8 @@ def test_the_match_subcommand_is_the_default_command(tmp_path):
     (["heuristic", "missing/net.pt"], "checkpoint not found"),
     (["pubeval", "random", "--game", "nardi"], "backgammon only"),
     (["heuristic"], "required"),
+    (["heuristic", "random", "--game", "nardi", "--mat", "games.mat"], "--mat: .mat files hold backgammon only"),
+    (["heuristic", "random", "--mat", "/nonexistent/games.mat"], "no such folder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     """Bad flags, unknown players, missing checkpoints: one error line on stderr, status 2, no traceback."""
@@ -87,3 +92,21 @@ def test_a_checkpoint_plays_and_a_wrong_game_is_refused(tmp_path):
     assert json.loads(out.read_text())["result"]["a"] == "nardi_net"
     wrong = run(str(path), "random", "--games", "2")
     assert wrong.returncode == 2 and "nardi" in wrong.stderr and len(wrong.stderr.strip().splitlines()) == 1
+
+
+def test_mat_saves_every_game_for_gnubg(tmp_path):
+    """--mat: every game in a .mat money session named after the specs, A on the left, legal plays, the
+    results the JSON counts; gnubg imports the same games with the same winners (if installed)."""
+    mat, out = tmp_path / "games.mat", tmp_path / "games.json"
+    done = run("pubeval", "heuristic", "--games", "6", "--seed", "2", "--mat", str(mat), "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    record = read_mat(mat.read_text())
+    assert record.match_length == 0 and record.names == ("pubeval", "heuristic") and len(record.games) == 6
+    assert [last for last, _ in replay(record)] == [game.winner for game in record.games]
+    a_points = sum(game.points if game.winner == 0 else -game.points for game in record.games)
+    assert a_points == pytest.approx(6 * json.loads(out.read_text())["result"]["ppg"])
+    if not os.access(GNUBG, os.X_OK):
+        return  # Debian's gnubg is not installed: the file's own checks above are all
+    imported = gnubg_import(mat, tmp_path)
+    assert [imported["match-info"][side]["name"] for side in "XO"] == ["pubeval", "heuristic"]
+    assert ["XO".index(game["info"]["winner"]) for game in imported["games"]] == [g.winner for g in record.games]
