@@ -26,6 +26,10 @@ Each step every game in flight advances one turn, and the expensive parts are ba
   4. the play: one select call per player for all games it must move in (one network call).
 Finished games are scored into their match (engine.game.finish_game); a slot whose match is over
 takes the next match at once, so the pool stays full until the last matches.
+
+With ``record=True`` each game's states are kept while it is played and turned into an
+engine/matfile.py GameRecord when it ends (only then: the run is otherwise unchanged); ``mat_records``
+makes .mat records of them (a file per match, or one money session), A in the left column.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine import game as g
+from engine.matfile import MatchRecord, game_record, money_session, player_names, swap_sides
 from engine.movegen import legal_plays
 
 from .arena import MAX_PLIES, ArenaResult, opening_throws, throws
@@ -81,6 +86,7 @@ class CubeArenaResult:
     seconds: float
     max_plies: int = MAX_PLIES
     finals: list = field(default_factory=list, repr=False)  # (M,) the final MatchState of each match
+    records: list | None = field(default=None, repr=False)  # (M,) each match's GameRecords (seat order), if kept
 
     @property
     def matches(self) -> int:
@@ -138,13 +144,15 @@ class CubeArenaResult:
 def play_matches(player_a: CubePlayer, player_b: CubePlayer, rules: g.Rules, matches: int, seed: int = 0,
                  batch: int = 128, max_plies: int = MAX_PLIES, resignations: bool = False,
                  progress: Callable[[int], None] | None = None,
-                 on_action: Callable[[int, g.GameState, str], None] | None = None) -> CubeArenaResult:
+                 on_action: Callable[[int, g.GameState, str], None] | None = None,
+                 record: bool = False) -> CubeArenaResult:
     """Play ``matches`` (even) matches or money sessions between A and B under ``rules``; A's results.
 
     ``batch``: matches in play at once. ``progress(n)``: called with the number of matches just ended.
     ``on_action(match index, state before, action)``: called before every cube or resignation action
-    (names in ACTIONS), e.g. to audit them. Raises ValueError for bad settings and RuleError if a
-    player asks for something the rules refuse.
+    (names in ACTIONS), e.g. to audit them. ``record``: keep every game as a .mat GameRecord
+    (backgammon without beavers; see ``mat_records``). Raises ValueError for bad settings and
+    RuleError if a player asks for something the rules refuse.
     """
     for player in (player_a, player_b):
         if player.game != rules.game:
@@ -155,13 +163,15 @@ def play_matches(player_a: CubePlayer, player_b: CubePlayer, rules: g.Rules, mat
         raise ValueError(f"batch and max_plies must be at least 1, got {batch} and {max_plies}")
     if rules.automatic_doubles:
         raise ValueError("automatic doubles are not supported here: the mirrored openings have no ties")
+    if record and (rules.game != "backgammon" or rules.beavers):
+        raise ValueError(".mat records hold backgammon without beavers")
     if rules.money and not rules.session_games:
         rules = replace(rules, session_games=1)
     for player in (player_a, player_b):
         player.reset()
     started = time.perf_counter()
     pool = _Pool((player_a, player_b), rules, seed, matches, min(batch, matches), max_plies, resignations,
-                 on_action)
+                 on_action, record)
     while pool.live():
         ended = pool.step()
         if progress is not None and ended:
@@ -170,8 +180,21 @@ def play_matches(player_a: CubePlayer, player_b: CubePlayer, rules: g.Rules, mat
         rules.game, (player_a.name, player_b.name), seed, rules, pool.a_points, pool.a_won, pool.games,
         pool.plies_done, pool.capped, np.array(pool.cubes, dtype=np.int64), dict(pool.endings),
         {f"{'ab'[p]}_{a}": pool.acted[p, a] for p in (0, 1) for a in ACTIONS},
-        time.perf_counter() - started, max_plies, pool.finals,
+        time.perf_counter() - started, max_plies, pool.finals, pool.records,
     )
+
+
+def mat_records(result: CubeArenaResult) -> list[MatchRecord]:
+    """The recorded games (``record=True``) as .mat records with A as player 0 (the left column):
+    one MatchRecord per match, or for money play a single money session of all the games."""
+    if result.records is None:
+        raise ValueError("the games were not recorded (play_matches(..., record=True))")
+    names = player_names(*result.names)
+    per_match = [[game if m % 2 == 0 else swap_sides(game) for game in games]  # A sits in seat 1 in odd matches
+                 for m, games in enumerate(result.records)]
+    if result.money:
+        return [money_session(names, [game for games in per_match for game in games])]
+    return [MatchRecord(names, result.rules.match_length, tuple(games)) for games in per_match]
 
 
 _TRANSITIONS = {
@@ -187,7 +210,7 @@ class _Pool:
     GameState in play, and counters for the dice stream (game number, throw index) and plies."""
 
     def __init__(self, players, rules: g.Rules, seed: int, matches: int, slots: int, max_plies: int,
-                 resignations: bool, on_action):
+                 resignations: bool, on_action, record: bool = False):
         self.players, self.rules, self.seed, self.total = players, rules, seed, matches
         self.max_plies, self.resignations, self.on_action = max_plies, resignations, on_action
         self.a_points = np.zeros(matches, dtype=np.int64)
@@ -196,6 +219,8 @@ class _Pool:
         self.plies_done = np.zeros(matches, dtype=np.int64)
         self.capped = np.zeros(matches, dtype=bool)
         self.finals: list = [None] * matches
+        self.records: list | None = [[] for _ in range(matches)] if record else None
+        self.trail: list = [[] for _ in range(slots)]  # with record: the states of each slot's game so far
         self.cubes: list[int] = []
         self.endings: Counter = Counter()
         self.acted = Counter()  # (player 0/1, action) -> count
@@ -236,9 +261,21 @@ class _Pool:
     def _start_game(self, slot: int) -> None:
         """The next game of the slot's match: its opening throw from the stream (seat 0's die first)."""
         opening = opening_throws(self.seed, self._stream([slot]))[0]
-        self.state[slot] = g.start_game(self.match[slot], throws=(tuple(int(d) for d in opening),))
+        self.trail[slot] = []
+        self._set(slot, g.start_game(self.match[slot], throws=(tuple(int(d) for d in opening),)))
         self.throw[slot] = 0
         self.plies[slot] = 0
+
+    def _set(self, slot: int, state: g.GameState) -> None:
+        """The slot's game moves on to ``state`` (kept in its trail when recording)."""
+        self.state[slot] = state
+        if self.records is not None:
+            self.trail[slot].append(state)
+
+    def _record_game(self, slot: int) -> None:
+        """With record: the slot's game so far becomes a GameRecord of its match."""
+        if self.records is not None:
+            self.records[self.match_id[slot]].append(game_record(self.trail[slot]))
 
     def _end_match(self, slot: int, capped: bool = False) -> None:
         m, final = self.match_id[slot], self.match[slot]
@@ -254,7 +291,7 @@ class _Pool:
         if self.on_action is not None:
             self.on_action(self.match_id[slot], self.state[slot], action)
         self.acted[self._player(slot, side), action] += 1
-        self.state[slot] = transition(self.state[slot])
+        self._set(slot, transition(self.state[slot]))
 
     def _ask(self, slots: list[int], side_of, question) -> list:
         """One batched question per player: ``question(player, states)`` for the slots where that
@@ -321,7 +358,7 @@ class _Pool:
         start, count = group_starts(parent, len(rolling))
         for k, i in enumerate(rolling):
             rows = children[start[k]: start[k] + count[k]]
-            self.state[i] = g.roll(self.state[i], dice[k], plays=rows)
+            self._set(i, g.roll(self.state[i], dice[k], plays=rows))
 
     def _move(self, live: list[int]) -> None:
         """Every game in the MOVE phase plays: one select call per player for all its games."""
@@ -343,7 +380,7 @@ class _Pool:
             states = [self.state[i] for i, m in zip(moving, mine) if m]
             chosen[mine] = rows[player.select(states, children[keep], renumber[parent[keep]])]
         for k, i in enumerate(moving):
-            self.state[i] = g.play(self.state[i], children[chosen[k]])
+            self._set(i, g.play(self.state[i], children[chosen[k]]))
         self.plies[moving] += 1
 
     def _finish(self, live: list[int]) -> int:
@@ -352,6 +389,7 @@ class _Pool:
         for i in live:
             state, m = self.state[i], self.match_id[i]
             if state.is_over:
+                self._record_game(i)
                 self.match[i] = g.finish_game(self.match[i], state)
                 self.cubes.append(state.result.cube)
                 self.endings[state.result.how] += 1
@@ -364,6 +402,7 @@ class _Pool:
                     self.game_no[i] += 1
                     self._start_game(i)
             elif self.plies[i] >= self.max_plies:
+                self._record_game(i)
                 self.plies_done[m] += self.plies[i]
                 self._end_match(i, capped=True)
                 ended += 1

@@ -12,6 +12,12 @@ with the seats swapped, so the count must be even. Money play (--length 0) repor
 game, the cube included, with a 95% interval over the pairs; a match length reports A's match wins
 with a 95% interval over the pairs (and Wilson's over matches). --json writes every figure.
 
+--mat FILE (backgammon, no beavers) saves the games for gnubg's ``import mat``, A in the left column
+and the players named by their specs (checkpoint stem or baseline name): money play as one money
+session in FILE; matches one file each (a .mat file holds one match), FILE's name with the match
+number added before the suffix: ``--mat m.mat --matches 4`` writes m-1.mat .. m-4.mat (m-01.mat ..
+m-10.mat for 10). gnubg replays money games under its own Jacoby setting (``set jacoby on|off``).
+
 Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, exit status 2.
 """
 
@@ -19,6 +25,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
+from pathlib import Path
 
 from engine import game as g
 from engine.board import GAMES
@@ -49,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--batch", type=int, default=128, help="matches in play at once (default 128)")
     parser.add_argument("--max-plies", type=int, default=MAX_PLIES, help="safety cap on a game's plies")
     parser.add_argument("--json", default=None, metavar="FILE", help="write every figure and the settings")
+    parser.add_argument("--mat", default=None, metavar="FILE",
+                        help="backgammon: save the games as Jellyfish .mat for gnubg's 'import mat': money "
+                             "play one session in FILE; matches one file each: FILE's stem, '-', the match "
+                             "number, its suffix (m.mat -> m-1.mat, m-2.mat...)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -65,6 +77,11 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, g.Rules]:
                         jacoby=args.jacoby, beavers=args.beavers, session_games=0 if args.length else 1)
     except g.RuleError as e:
         raise UsageError(str(e)) from None
+    if args.mat and (args.game != "backgammon" or args.beavers):
+        what = "beavers" if args.game == "backgammon" else f"{args.game} games"
+        raise UsageError(f"--mat: .mat files hold backgammon without beavers; {what} cannot be saved in one")
+    if args.mat and not Path(args.mat).absolute().parent.is_dir():
+        raise UsageError(f"--mat: cannot write {args.mat}: no such folder")
     return args, rules
 
 
@@ -87,7 +104,7 @@ def load(args) -> tuple:
 
 
 def run(players, rules: g.Rules, matches: int, seed: int = 0, batch: int = 128, max_plies: int = MAX_PLIES,
-        resignations: bool = False, progress_bar: bool = True):
+        resignations: bool = False, progress_bar: bool = True, record: bool = False):
     """Play with a tqdm progress bar on stderr (off the terminal it stays quiet)."""
     from tqdm import tqdm
 
@@ -97,7 +114,8 @@ def run(players, rules: g.Rules, matches: int, seed: int = 0, batch: int = 128, 
     with tqdm(total=matches, unit=unit, file=sys.stderr, dynamic_ncols=True,
               disable=None if progress_bar else True) as bar:
         return play_matches(players[0], players[1], rules, matches, seed=seed, batch=batch,
-                            max_plies=max_plies, resignations=resignations, progress=bar.update)
+                            max_plies=max_plies, resignations=resignations, progress=bar.update,
+                            record=record)
 
 
 def report(summary: dict) -> str:
@@ -125,6 +143,40 @@ def report(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def spec_name(spec: str) -> str:
+    """A player's name in a .mat file: its baseline name, or its checkpoint's stem."""
+    from .players import BASELINES
+
+    name = spec.strip().lower()
+    return name if name in BASELINES else Path(spec).stem
+
+
+def mat_paths(path: str, count: int) -> list[Path]:
+    """Where ``count`` .mat files go: ``path`` itself for one, else its stem + "-n" + its suffix."""
+    path = Path(path)
+    if count == 1:
+        return [path]
+    width = len(str(count))  # m-01 .. m-10: the files sort in match order
+    return [path.with_name(f"{path.stem}-{n:0{width}d}{path.suffix}") for n in range(1, count + 1)]
+
+
+def save_mats(result, args) -> list[Path]:
+    """The recorded games as .mat files (see the module docstring); UsageError if one cannot be written."""
+    from engine.matfile import player_names, write_mat
+
+    from .cube_arena import mat_records
+
+    names = player_names(spec_name(args.a), spec_name(args.b))
+    records = [replace(record, names=names) for record in mat_records(result)]
+    paths = mat_paths(args.mat, len(records))
+    for record, path in zip(records, paths):
+        try:
+            write_mat(record, path)
+        except OSError as e:
+            raise UsageError(f"--mat: cannot write {path}: {e.strerror}") from None
+    return paths
+
+
 def main(argv: list[str] | None = None) -> int:
     """The cube command: parse, load, play, print, optionally write JSON; 2 on bad input."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -132,11 +184,14 @@ def main(argv: list[str] | None = None) -> int:
         args, rules = parse(argv)
         players = load(args)
         result = run(players, rules, args.matches, args.seed, args.batch, args.max_plies, args.resign,
-                     progress_bar=not args.no_progress)
+                     progress_bar=not args.no_progress, record=bool(args.mat))
         summary = result.summary()
         print(report(summary))
         if args.json:
             write_json(args.json, {"command": "cube", "argv": argv, "settings": vars(args), "result": summary})
+        if args.mat:
+            paths = save_mats(result, args)
+            print(f"games saved as .mat: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else ""))
     except UsageError as e:
         print(f"evaluate.py cube: error: {e}", file=sys.stderr)
         return USAGE_ERROR

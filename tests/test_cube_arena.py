@@ -3,17 +3,22 @@ add up, mirrored matches, nardi matches without a cube, and the network's cube p
 
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 import pytest
 
 from engine import game as g
 from engine.board import start_position
 from engine.match import MAX_CUBE
+from engine.matfile import DROP, format_mat, read_mat
 from model.config import NetConfig
-from model.cube_arena import play_matches, wilson_interval
+from model.cube_arena import mat_records, play_matches, wilson_interval
 from model.cube_player import NetCubePlayer, NoCubePlayer, RandomCubePlayer, make_cube_player
 from model.fastnet import NumpyNet
 from model.heuristic import HeuristicPlayer
+from tests.test_matfile import GNUBG, gnubg_import, replay
 
 
 class AuditedPlayer(RandomCubePlayer):
@@ -336,3 +341,65 @@ def test_resignations_end_games_at_the_offered_level():
     assert result.endings["resigned"] == log.count("accept")
     for final in result.finals:
         replay_scores(final)
+
+
+def test_recorded_matches_become_mat_records_with_a_on_the_left():
+    """record=True changes no result; mat_records gives a record per match, A as player 0 (seats swapped
+    back in odd matches): every game, legal plays, drops, results and scores as the match had them;
+    money play gives one session of all the games."""
+    def players():
+        return (RandomCubePlayer("backgammon", seed=3, double_rate=0.3, resign_rate=0.05),
+                RandomCubePlayer("backgammon", seed=4, double_rate=0.3, resign_rate=0.05))
+
+    rules = g.Rules(match_length=3)
+    plain = play_matches(*players(), rules, matches=4, seed=2, resignations=True)
+    result = play_matches(*players(), rules, matches=4, seed=2, resignations=True, record=True)
+    np.testing.assert_array_equal(plain.a_points, result.a_points)
+    assert set(result.endings) == {"played", "dropped", "resigned"}  # every way a game ends is recorded
+    records = mat_records(result)
+    assert len(records) == 4 and read_mat(format_mat(records[1])) == records[1]
+    for m, (record, final) in enumerate(zip(records, result.finals)):
+        assert record.names == ("A_random-cube", "B_random-cube") and record.match_length == 3
+        assert len(record.games) == len(final.results)
+        replay(record)
+        a_seat = m % 2
+        for game, outcome, score in zip(record.games, final.results, replay_scores(final)):
+            assert (game.winner, game.points) == (int(outcome.winner != a_seat), outcome.points)
+            assert game.scores == (score[a_seat], score[1 - a_seat])
+            assert (outcome.how == "dropped") == (game.actions[-1].kind == DROP)
+    money = play_matches(*players(), g.Rules(), matches=4, seed=2, record=True)
+    [session] = mat_records(money)
+    assert session.match_length == 0 and len(session.games) == 4
+    assert [game.points for game in session.games] == [r.points for f in money.finals for r in f.results]
+    replay(session)
+    with pytest.raises(ValueError, match="beavers"):
+        play_matches(*players(), g.Rules(beavers=True), matches=2, record=True)
+
+
+def test_cube_command_saves_matches_and_money_games_as_mat(tmp_path, capsys):
+    """``cube --mat``: a file per match (FILE-1.mat, FILE-2.mat) named after the specs, a money run in one
+    file; gnubg imports a match file with the same games (if installed); nardi and beavers are refused."""
+    from model.cube_cli import main
+
+    out = tmp_path / "m.json"
+    assert main(["heuristic", "pubeval", "--a-cube", "random", "--length", "3", "--matches", "2", "--seed", "1",
+                 "--mat", str(tmp_path / "m.mat"), "--json", str(out), "--no-progress"]) == 0
+    records = [read_mat((tmp_path / f"m-{n}.mat").read_text()) for n in (1, 2)]
+    assert sorted(p.name for p in tmp_path.glob("*.mat")) == ["m-1.mat", "m-2.mat"]
+    assert all(r.names == ("heuristic", "pubeval") and r.match_length == 3 for r in records)
+    assert sum(len(r.games) for r in records) == json.loads(out.read_text())["result"]["games"]
+    for record in records:
+        replay(record)
+    assert main(["heuristic", "pubeval", "--games", "4", "--mat", str(tmp_path / "money.mat"),
+                 "--no-progress"]) == 0
+    assert len(read_mat((tmp_path / "money.mat").read_text()).games) == 4
+    for bad in (["heuristic", "random", "--game", "nardi", "--mat", "x.mat"],
+                ["heuristic", "random", "--beavers", "--mat", "x.mat"]):
+        capsys.readouterr()
+        assert main(bad) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("evaluate.py cube: error: --mat:") and err.count("\n") == 1
+    if os.access(GNUBG, os.X_OK):
+        imported = gnubg_import(tmp_path / "m-1.mat", tmp_path)
+        assert imported["match-info"]["match-length"] == 3 and len(imported["games"]) == len(records[0].games)
+        assert [game["info"]["points-won"] for game in imported["games"]] == [game.points for game in records[0].games]
