@@ -1,7 +1,7 @@
 """``python evaluate.py play``: a person plays the bot in the terminal, backgammon or long nardi.
 
     python evaluate.py play [--game backgammon|nardi] [--match N] [--games N] [--bot PATH|name]
-                            [--seed S] [--cube/--no-cube] [--you-first] [--autoplay-human]
+                            [--seed S] [--cube/--no-cube] [--you-first] [--autoplay-human] [--mat FILE]
 
 The board is drawn before each of the person's decisions (engine/pictures.py's ``ascii_board``, the
 person at the bottom as X). Moves are typed in the notation of FORMATS.md (``13/7 8/7``, ``bar/22``,
@@ -12,7 +12,10 @@ reason and asked again. Commands, at any prompt: ``roll``, ``double``, ``take``,
 ``quit``. The game itself runs through engine.game (turns, cube, resignations, match score and the
 Crawford game); input is read line by line from stdin, so a script can drive it, and the end of the
 input ends the session with a message. ``--autoplay-human`` (a debug aid) types for the person: the
-first legal play, roll, take, reject.
+first legal play, roll, take, reject. ``--mat FILE`` (backgammon) saves the session when it ends
+(also by ``quit`` or the end of the input, the game in play then left unfinished) as a Jellyfish .mat
+file for gnubg's ``import mat FILE``: the person is "human" (left column), the bot its checkpoint stem
+or baseline name.
 
 The bot's cube and resignation decisions (the "cube rule"):
   * doubling and taking: model/cube.py at 0-ply (gnubg's decisions from the five probabilities of
@@ -35,6 +38,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -42,6 +46,7 @@ from engine import game as g
 from engine.board import GAMES
 from engine.errors import FormatError
 from engine.formats import read_json_position
+from engine.matfile import MatchRecord, game_record, player_names, write_mat
 from engine.notation import NO_PLAY, format_play, parse_play
 from engine.pictures import ascii_board
 
@@ -174,14 +179,25 @@ class Console:
 class Table:
     """One session: the match (or money games) between the person (player 0) and the bot (player 1)."""
 
-    def __init__(self, bot, rules: g.Rules, rng: np.random.Generator, console: Console, you_first: bool):
+    def __init__(self, bot, rules: g.Rules, rng: np.random.Generator, console: Console, you_first: bool,
+                 record: bool = False):
         self.bot = bot
+        self.records: list | None = [] if record else None  # with record: each finished game's GameRecord
+        self.trail: list = []  # with record: the states of the game in play
         self.match = g.new_match(rules)
         self.rng = rng
         self.console = console
         self.you_first = you_first
         self.state: g.GameState | None = None
         self.bot_offered = False  # the bot offers to resign once per game
+
+    def mat_record(self) -> MatchRecord:
+        """The session so far as a .mat record (engine/matfile.py): the person is player 0, the bot
+        player 1; a game cut short is left unfinished."""
+        games = list(self.records or [])
+        if self.trail and not self.trail[-1].is_over:
+            games.append(game_record(self.trail))
+        return MatchRecord(player_names("human", self.bot.name), self.match.length, tuple(games))
 
     # -- the session ------------------------------------------------------------------------------
 
@@ -217,6 +233,7 @@ class Table:
         if self.match.is_crawford:
             say("this is the Crawford game: no doubling")
         self.state = g.start_game(self.match, throws=self.opening())
+        self.trail = [self.state]
         a, b = self.state.opening[-1]
         starts = "you start" if self.state.mover == HUMAN else "the bot starts"
         say(f"opening throw: you {a}, bot {b}: {starts}")
@@ -225,12 +242,16 @@ class Table:
                 self.person_acts()
             else:
                 self.bot_acts()
+            if self.records is not None:  # one action a turn (a resignation's offer and answer leave none)
+                self.trail.append(self.state)
         result = self.state.result
         self.show()
         who = "you win" if result.winner == HUMAN else "the bot wins"
         say(f"{who} {LEVEL_NAMES[result.game][result.level]} ({result.how}): {result.points} point"
             f"{'s' * (result.points != 1)}")
         self.match = g.finish_game(self.match, self.state)
+        if self.records is not None:
+            self.records.append(game_record(self.trail))
 
     # -- the bot ----------------------------------------------------------------------------------
 
@@ -427,6 +448,9 @@ def build_parser(prog: str = "python evaluate.py play") -> argparse.ArgumentPars
     parser.add_argument("--you-first", action="store_true", help="you make the first play")
     parser.add_argument("--autoplay-human", action="store_true",
                         help="debug: play the first legal play for you, roll, take, reject")
+    parser.add_argument("--mat", default=None, metavar="FILE",
+                        help="backgammon: save the session (also one cut short) as Jellyfish .mat for gnubg's "
+                             "'import mat FILE'")
     return parser
 
 
@@ -438,6 +462,10 @@ def _rules(args) -> g.Rules:
         raise g.RuleError(f"--seed must be a whole number >= 0, got {args.seed}")
     if args.games is not None and args.games < 1:
         raise g.RuleError(f"--games must be at least 1, got {args.games}")
+    if args.mat and args.game != "backgammon":
+        raise g.RuleError(f"--mat: .mat files hold backgammon only; {args.game} games cannot be saved in one")
+    if args.mat and not Path(args.mat).absolute().parent.is_dir():
+        raise g.RuleError(f"--mat: cannot write {args.mat}: no such folder")
     games = (args.games or 1) if not args.match else 0
     return g.Rules(game=args.game, match_length=args.match, cube=args.cube, session_games=games)
 
@@ -467,15 +495,25 @@ def main(argv=None, stdin=None, stdout=None) -> int:
         print(f"play: error: the bot plays {bot.game}, not {args.game}", file=sys.stderr)
         return 2
     rng = np.random.default_rng(args.seed)
-    table = Table(bot, rules, rng, Console(stdin, stdout, args.autoplay_human), args.you_first)
+    table = Table(bot, rules, rng, Console(stdin, stdout, args.autoplay_human), args.you_first,
+                  record=bool(args.mat))
     try:
-        return table.run()
+        status = table.run()
     except KeyboardInterrupt:
         print("\ninterrupted", file=stdout)
-        return 0
+        status = 0
     except BrokenPipeError:  # the reader of our output went away (e.g. `| head`): stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        status = 1
+    if args.mat:
+        try:
+            write_mat(table.mat_record(), args.mat)
+        except OSError as why:
+            print(f"play: error: --mat: cannot write {args.mat}: {why.strerror}", file=sys.stderr)
+            return 2
+        if status == 0:
+            print(f"games saved as .mat: {args.mat}", file=stdout)
+    return status
 
 
 if __name__ == "__main__":

@@ -13,10 +13,12 @@ import pytest
 
 from engine import game as g
 from engine.board import start_position
+from engine.matfile import DOUBLE, read_mat
 from engine.notation import format_play
 from model import play_cli
 from model.play_cli import BOT, HUMAN, Console, Table
 from tests.helpers import ROOT, save_tiny_checkpoints
+from tests.test_matfile import GNUBG, gnubg_import, replay
 
 
 @pytest.fixture(scope="module")
@@ -252,3 +254,34 @@ def test_nardi_bot_resigns_and_answers():
     offer = g.offer_resignation(g.resume_game(match, start_position("nardi"), HUMAN), HUMAN, 1)
     assert play_cli.bot_accepts(NardiStub([0.3, 0.0, 0.0]), offer)  # bot: equity +0.4 < 1 point
     assert not play_cli.bot_accepts(NardiStub([0.05, 0.0, 0.8]), offer)  # bot expects a mars
+
+
+def test_mat_saves_the_session_for_gnubg(checkpoints, tmp_path):
+    """``evaluate.py play --mat``: the whole match (a double and take included) as .mat, the person "human"
+    on the left and the bot its checkpoint stem, every game with legal plays and the printed result;
+    gnubg imports it with the same games (if installed). A session cut short keeps the game in play
+    (unfinished); nardi is refused with one line, status 2."""
+    mat = tmp_path / "session.mat"
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "play", "--bot", str(checkpoints["backgammon"]),
+                           "--match", "3", "--seed", "1", "--autoplay-human", "--mat", str(mat)],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    printed = [line for line in done.stdout.splitlines() if line.startswith(("you win ", "the bot wins "))]
+    record = read_mat(mat.read_text())
+    assert record.names == ("human", "backgammon") and record.match_length == 3
+    assert [(game.winner, game.points) for game in record.games] == [
+        (HUMAN if line.startswith("you") else BOT, int(line.rsplit(": ", 1)[1].split()[0])) for line in printed]
+    assert any(action.kind == DOUBLE for game in record.games for action in game.actions)
+    replay(record)
+    if os.access(GNUBG, os.X_OK):
+        imported = gnubg_import(mat, tmp_path)
+        assert [(game["info"]["winner"], game["info"]["points-won"]) for game in imported["games"]] == [
+            ("XO"[game.winner], game.points) for game in record.games]
+    cut = run_cli(["--bot", "heuristic", "--seed", 1, "--you-first", "--mat", tmp_path / "cut.mat"], "quit\n")
+    assert cut.returncode == 0
+    [unfinished] = read_mat((tmp_path / "cut.mat").read_text()).games
+    assert unfinished.winner is None and unfinished.scores == (0, 0)
+    nardi = run_cli(["--game", "nardi", "--mat", tmp_path / "nardi.mat"])
+    err = nardi.stderr.decode()
+    assert nardi.returncode == 2 and len(err.strip().splitlines()) == 1 and "backgammon only" in err
