@@ -191,7 +191,8 @@ def render(answer: dict, top: int, board: bool) -> str:
         try:
             from engine.pictures import ascii_board
 
-            lines.append(ascii_board(game, pos, dice=answer["dice"]))
+            lines.append(ascii_board(game, pos, dice=answer["dice"], mover_name="to play",
+                                     opponent_name="opponent"))
         except ImportError:
             pass
     if game == "backgammon":
