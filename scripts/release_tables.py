@@ -1,0 +1,85 @@
+"""The strength tables of checkpoints/README.md, written from the JSON files measure_release.sh leaves.
+
+    python scripts/release_tables.py > /tmp/tables.md
+
+Reads checkpoints/strength/*.json and the checkpoints themselves (games, seconds, commands), so the
+figures in the docs are copied by a program, not by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+STRENGTH = ROOT / "checkpoints" / "strength"
+
+
+def load(name: str) -> dict:
+    return json.loads((STRENGTH / f"{name}.json").read_text())
+
+
+def cubeless_row(name: str, label: str) -> str:
+    r = load(name)["result"]
+    levels = ("win", "gammon", "backgammon") if r["game"] == "backgammon" else ("win", "mars")
+    plural = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
+    rates = ", ".join(f"{plural[level]} {100 * r['a_' + level]:.1f}%" for level in levels)
+    return (f"| {label} | {r['games']:,} | {r['ppg']:+.3f} +- {r['ci95']:.3f} | {rates} | "
+            f"`{name}.json` |")
+
+
+def made_by(game: str) -> str:
+    from model.checkpoint import read
+
+    blob = read(ROOT / "checkpoints" / f"{game}.pt", backend="numpy")
+    m = blob["made_by"]
+    hidden = ",".join(str(h) for h in blob["net_config"]["hidden"])
+    lines = [(f"- {blob['games']:,} self-play games, {m.get('seconds', 0) / 3600:.2f} hours of training "
+             f"(wall time on the 2-core machine, shared with other work), hidden layer(s) {hidden}, "
+             f"feature version {blob['feature_version']}."), "- Commands, in order:", ""]
+    lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    out = ["## backgammon.pt", "", made_by("backgammon"), "",
+           ("Cubeless money games, mirrored dice (each dice stream played twice with the seats swapped), "
+           "the shipped net at 0-ply as A:"), "",
+           "| opponent | games | A's points per game (95%) | A's rates | file |", "|---|---|---|---|---|",
+           cubeless_row("backgammon_vs_pubeval", "pubeval"),
+           cubeless_row("backgammon_vs_gnubg0", "gnubg 0-ply (gnubg-nn)"),
+           cubeless_row("backgammon_vs_heuristic", "heuristic"),
+           cubeless_row("backgammon_vs_random", "random"), ""]
+    cube = load("cube_strength")["results"]
+    money, match = cube["money"], cube["match"]
+    out += ["With the cube (`scripts/cube_strength.py`):", "",
+            (f"- money games: the net with its cube module against the same net that never doubles and "
+            f"always takes, {money['games']:,} mirrored games: {money['ppg']:+.3f} +- {money['ppg_ci95']:.3f} "
+            f"points per game (mean cube {money['mean_cube']:.2f})."),
+            (f"- 5-point matches: match-aware (cube decisions at the score, checker play by match-winning "
+            f"chance) against the same net playing money-style, {match['matches']:,} matches: "
+            f"{100 * match['a_win_rate']:.1f}% +- {100 * match['a_win_ci95']:.1f}% match wins (Wilson "
+            f"{100 * match['a_win_wilson_low']:.1f}-{100 * match['a_win_wilson_high']:.1f}%)."), ""]
+    agree = load("gnubg_agreement")
+    s = agree["summary"]
+    loss = s["loss"]
+    out += [("Checker play against gnubg (`scripts/gnubg_agreement.py`, "
+            f"{len(agree['records'])} positions with a choice from {agree['games']} games of the bot against "
+            "gnubg 0-ply; judge: gnubg 2-ply, cubeless money equity):"), "",
+            (f"- top play agrees with gnubg 0-ply's: {100 * s['agreement_bot0_gnubg0']['mean']:.1f}% "
+            f"+- {100 * s['agreement_bot0_gnubg0']['ci95']:.1f}% (at 2-ply with gnubg 2-ply's: "
+            f"{100 * s['agreement_bot2_gnubg2']['mean']:.1f}%)"), "",
+            "| chooser | mean equity loss per move (95%) |", "|---|---|"]
+    for key in ("bot-0ply", "bot-1ply", "bot-2ply", "gnubg-0ply"):
+        out.append(f"| {key} | {loss[key]['mean']:.4f} +- {loss[key]['ci95']:.4f} |")
+    out += ["", "## nardi.pt", "", made_by("nardi"), "",
+            "| opponent | games | A's points per game (95%) | A's rates | file |", "|---|---|---|---|---|",
+            cubeless_row("nardi_vs_heuristic", "heuristic"), cubeless_row("nardi_vs_random", "random"), ""]
+    print("\n".join(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
