@@ -21,8 +21,8 @@ python evaluate.py $NARDI heuristic --game nardi --games 4000 --seed 11 --no-pro
 python evaluate.py $NARDI random --game nardi --games 4000 --seed 12 --no-progress --json $OUT/nardi_vs_random.json
 
 # issue 4: the cube adds strength (money games with the cube; 5-point matches, match-aware vs money-style)
-python scripts/cube_strength.py --checkpoint $BG --money-games 4000 --matches 1000 --length 5 --seed 1 \
-    --json $OUT/cube_strength.json
+python scripts/cube_strength.py --checkpoint $BG --only money --money-games 4000 --seed 1 --json $OUT/cube_money.json
+python scripts/cube_strength.py --checkpoint $BG --only match --matches 4000 --length 5 --seed 2 --json $OUT/cube_match.json
 
 # issue 5: top-play agreement with gnubg 0-ply, equity loss of 0-ply and 2-ply choices judged by gnubg 2-ply
 python scripts/gnubg_agreement.py --checkpoint $BG --positions 300 --seed 1 --json $OUT/gnubg_agreement.json

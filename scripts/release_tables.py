@@ -52,8 +52,7 @@ def main() -> int:
            cubeless_row("backgammon_vs_gnubg0", "gnubg 0-ply (gnubg-nn)"),
            cubeless_row("backgammon_vs_heuristic", "heuristic"),
            cubeless_row("backgammon_vs_random", "random"), ""]
-    cube = load("cube_strength")["results"]
-    money, match = cube["money"], cube["match"]
+    money, match = load("cube_money")["results"]["money"], load("cube_match")["results"]["match"]
     out += ["With the cube (`scripts/cube_strength.py`):", "",
             (f"- money games: the net with its cube module against the same net that never doubles and "
             f"always takes, {money['games']:,} mirrored games: {money['ppg']:+.3f} +- {money['ppg_ci95']:.3f} "
