@@ -19,7 +19,9 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
+from engine.movegen import ROLL_WEIGHTS
+
+from .shots import hits_by_roll
 
 FEATURE_VERSION = {"backgammon": 2, "nardi": 1}
 
@@ -67,34 +69,9 @@ def _side_summary(game: str, pos: np.ndarray) -> np.ndarray:
 
 
 def hit_chance(positions: np.ndarray) -> np.ndarray:
-    """Backgammon: chance (B,) that the side on roll hits at least one opponent blot with its roll.
-
-    A checker of the side on roll (on points 1..24, or the bar = point 25) hits a blot (an opponent
-    point with exactly one checker) d points ahead with a die of d, or with a combination of dice when
-    every stop on the way is open (not held by two or more opponent checkers); a double moves up to
-    four steps. The duty to enter from the bar first is ignored (a slight overestimate).
-    """
-    # Each side of the board as a bit mask per row: bit p is point p (25 = the bar), so moving a
-    # die of d towards home is a right shift by d.
-    board = positions[:, :24]
-    bit = np.int64(1) << np.arange(1, 25, dtype=np.int64)
-    shooters = (board > 0) @ bit | (positions[:, BAR] > 0).astype(np.int64) << 25
-    open_points = ~((board <= -2) @ bit)
-    blots = (board == -1) @ bit
-
-    chance = np.zeros(len(positions))
-    for (high, low), weight in zip(ALL_ROLLS, ROLL_WEIGHTS):
-        if high == low:
-            reach, hit = shooters, np.zeros(len(positions), dtype=np.int64)
-            for _ in range(4):
-                reach = (reach >> high) & open_points
-                hit |= reach
-        else:
-            a = (shooters >> high) & open_points
-            b = (shooters >> low) & open_points
-            hit = a | b | ((a >> low) & open_points) | ((b >> high) & open_points)
-        chance += weight * ((hit & blots) != 0)
-    return chance
+    """Backgammon: chance (B,) that the side on roll hits at least one opponent blot with its roll
+    (direct and indirect shots over open points; model/shots.py)."""
+    return ROLL_WEIGHTS @ (hits_by_roll(positions) != 0)
 
 
 def num_features(game: str) -> int:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import BAR, HEAD, OFF, OPP_BAR, POINTS, pips
+from engine.board import BAR, HEAD, OFF, OPP_BAR, POINTS, flip, pips
 from engine.movegen import ALL_ROLLS
 
 from .player import Player, group_starts
+from .shots import hits_by_roll
 
 # ----------------------------------------------------------------------------------------------
 # Backgammon: shots at blots
@@ -27,60 +28,19 @@ from .player import Player, group_starts
 _ROLL_COUNT = np.where(ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1], 1, 2)  # rolls of 36 behind each of the 21
 
 
-_BITS = np.uint32(1) << np.arange(25, dtype=np.uint32)  # bit p: index p (0 = the opponent's bar)
-_BOARD_MASK = np.uint32((1 << 25) - 1)
-
-
-def _bitmask(flags: np.ndarray) -> np.ndarray:
-    """(N, 25) bools -> (N,) uint32 with bit p set where column p is True."""
-    packed = np.packbits(flags, axis=1, bitorder="little")  # (N, 4) bytes, bit p of the row at p
-    return np.ascontiguousarray(packed).view("<u4")[:, 0].astype(np.uint32)
-
-
-def _advance(reach: np.ndarray, steps: int, closed: np.ndarray) -> np.ndarray:
-    """Move every opponent checker marked in ``reach`` (bitmasks (N,)) ``steps`` points up our numbering.
-
-    Bit 0 is the opponent's bar (it enters on our point d with a d), bit p our point p; a checker may
-    not stop on a point we hold with two or more (``closed``).
-    """
-    return (reach << np.uint32(steps)) & ~closed & _BOARD_MASK
-
-
 def shots(positions: np.ndarray) -> np.ndarray:
     """Rolls of 36 (N, 25) with which the opponent can hit the mover's blot on point p (column p).
 
-    "A single checker standing alone is a blot: land on it, and it is hit." An opponent checker hits
-    directly with one die, or indirectly with the sum of both dice (or of two to four steps of a
-    double) when it can stop on the way: every intermediate point must be open (not held by two or
-    more of the mover's checkers). The opponent moves from its bar (index 0) up our numbering. Its
-    duty to enter first from the bar is ignored: a small overestimate of the shots. Column 0 is 0.
-    Points are bits of one integer per position, so moving all checkers is one shift.
+    The opponent's shots are model/shots.py's ``hits_by_roll`` of the flipped position (the opponent
+    on roll), whose point q is our point 25-q; direct and indirect shots over open points, the duty
+    to enter from the bar first ignored (a small overestimate). Column 0 is 0.
     """
-    pos = np.asarray(positions)
-    board = pos[:, POINTS]
-    column = np.zeros((len(pos), 25), dtype=bool)
-    column[:, 0] = pos[:, OPP_BAR] > 0
-    column[:, 1:] = board < 0
-    shooters = _bitmask(column)
-    closed = _bitmask(np.pad(board >= 2, ((0, 0), (1, 0))))
-    blots = _bitmask(np.pad(board == 1, ((0, 0), (1, 0))))
-    hits = np.empty((len(ALL_ROLLS), len(pos)), dtype=np.uint32)  # (21, N) blots hit by each roll
-    for r, (high, low) in enumerate(ALL_ROLLS):
-        if high == low:
-            reach = np.zeros_like(shooters)
-            step = shooters
-            for _ in range(4):
-                step = _advance(step, high, closed)
-                reach |= step
-        else:
-            first_high = _advance(shooters, high, closed)
-            first_low = _advance(shooters, low, closed)
-            reach = first_high | first_low | _advance(first_high, low, closed) | _advance(first_low, high, closed)
-        hits[r] = reach & blots
-    hit_bits = np.unpackbits(hits.astype("<u4").view(np.uint8).reshape(len(ALL_ROLLS), len(pos), 4),
-                             axis=2, bitorder="little")[:, :, :25]  # (21, N, 25)
-    doubles = _ROLL_COUNT == 1
-    return hit_bits[doubles].sum(axis=0, dtype=np.int32) + 2 * hit_bits[~doubles].sum(axis=0, dtype=np.int32)
+    hits = hits_by_roll(flip("backgammon", np.asarray(positions)))  # (21, N), bit q = their point q
+    bits = (hits[:, :, None] >> np.arange(25, dtype=np.int64)) & 1  # (21, N, 25): column q
+    counts = np.tensordot(_ROLL_COUNT, bits, axes=1).astype(np.int32)  # (N, 25) by their numbering
+    out = np.zeros_like(counts)
+    out[:, 1:] = counts[:, :0:-1]  # their point q = our point 25 - q
+    return out
 
 
 def _longest_run(held: np.ndarray) -> np.ndarray:
