@@ -98,20 +98,23 @@ class Bot:
     # -- ranking ----------------------------------------------------------------------------------
 
     def _scores(self, positions, dice, children, parent):
-        """(utility per child, probs per child or None): what the player maximises."""
+        """(utility per child, probs per child or None, rank key per child): the key orders the plays,
+        best first, when sorted ascending."""
         if self.net is not None:
             from .net_player import child_probabilities
 
             probs = child_probabilities(self.net, children, self.player.device)
-            return cubeless_equity(self.game, probs), probs
-        scores = getattr(self.player, "scores", None)
-        if scores is not None:
-            return np.asarray(scores(positions, dice, children, parent), dtype=np.float64), None
-        # a player that only picks: its pick first, the rest in generator order
+            util = cubeless_equity(self.game, probs)
+            return util, probs, -util
+        # a baseline: its own pick first (an Easy player's may not be its best-scored play), then the
+        # rest by its score where it has one (heuristic, pubeval), else in generator order
         pick = self.player.select(positions, dice, children, parent)
-        util = np.zeros(len(children))
-        util[pick] = 1.0
-        return util, None
+        scores = getattr(self.player, "scores", None)
+        util = (np.asarray(scores(positions, dice, children, parent), dtype=np.float64) if scores is not None
+                else np.full(len(children), np.nan))
+        key = -np.nan_to_num(util)
+        key[pick] = -np.inf
+        return util, None, key
 
     def rank_batch(self, positions, dice, first_turn=None) -> list[list[dict]]:
         """For each position, every distinct legal play, best first (see ``rank``)."""
@@ -120,12 +123,12 @@ class Bot:
         if len(roll) != len(pos):
             raise FormatError(f"{len(pos)} positions but {len(roll)} rolls")
         children, parent = legal_plays(self.game, pos, roll, first_turn)
-        util, probs = self._scores(pos, roll, children, parent)
+        util, probs, key = self._scores(pos, roll, children, parent)
         start, count = group_starts(parent, len(pos))
         out = []
         for i in range(len(pos)):  # the edge: notation and dicts for people, per position
             block = np.arange(start[i], start[i] + count[i])
-            block = block[np.argsort(-util[block], kind="stable")]
+            block = block[np.argsort(key[block], kind="stable")]
             ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(pos),))[i])
             moves = format_plays(self.game, pos[i], roll[i], children[block], ft)
             best = util[block[0]]
@@ -136,7 +139,7 @@ class Bot:
                     play["probs"] = dict(zip(OUTPUT_NAMES[self.game], map(float, probs[j])))
                     play["equity"] = float(util[j])
                     play["loss"] = float(best - util[j])
-                else:
+                elif not np.isnan(util[j]):
                     play["score"] = float(util[j])
                 plays.append(play)
             out.append(plays)

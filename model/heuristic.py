@@ -200,8 +200,12 @@ class HeuristicPlayer(Player):
         self.rng = np.random.default_rng(seed)
         self.name = "heuristic-easy" if easy else "heuristic"
 
+    def scores(self, positions, dice, children, parent):
+        """The heuristic score of every child (N,), higher is better (Bot.rank orders by it)."""
+        return heuristic_scores(self.game, children, self.weights)
+
     def select(self, positions, dice, children, parent):
-        scores = heuristic_scores(self.game, children, self.weights)
+        scores = self.scores(positions, dice, children, parent)
         if self.easy:
             return better_half_choice(scores, children, parent, len(positions), self.rng)
         return best_plays(scores, children, parent, len(positions))

@@ -85,6 +85,10 @@ class PubevalPlayer(Player):
             raise ValueError(f"pubeval plays backgammon only, not {game!r}")
         super().__init__(game)
 
-    def select(self, positions, dice, children, parent):
+    def scores(self, positions, dice, children, parent):
+        """Pubeval's score of every child (N,); race weights where the position before had no contact."""
         race = ~has_contact(self.game, positions)  # (B,): judged BEFORE the play
-        return best_plays(pubeval_scores(children, race[parent]), children, parent, len(positions))
+        return pubeval_scores(children, race[parent])
+
+    def select(self, positions, dice, children, parent):
+        return best_plays(self.scores(positions, dice, children, parent), children, parent, len(positions))

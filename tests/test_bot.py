@@ -76,3 +76,11 @@ def test_bad_input_is_refused_with_a_reason(tiny, tmp_path):
         Bot.load(str(tmp_path / "missing.pt"))
     with pytest.raises(CheckpointError, match="not nardi"):
         Bot.load(str(tiny), game="nardi").choose(START_ID, [3, 1])
+
+
+def test_baseline_rank_follows_its_own_scores():
+    """pubeval's rank lists every play by its pubeval score, its own choice first."""
+    plays = Bot.load("pubeval").rank(START_ID, [6, 4])
+    scores = [p["score"] for p in plays]
+    assert scores == sorted(scores, reverse=True) and len(plays) == 14
+    assert plays[0]["move"] == Bot.load("pubeval").choose(START_ID, [6, 4])["move"]
