@@ -33,10 +33,10 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from engine.board import GAMES
-from engine.matfile import MatchRecord, write_mat
-from model.arena import MAX_PLIES, ArenaResult, mat_record, play_games
-from model.cli import USAGE_ERROR, OneLineParser, UsageError, write_json
-from model.players import BASELINES, make_player
+from engine.formats.matfile import MatchRecord, write_mat
+from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
+from model.cli.common import USAGE_ERROR, OneLineParser, UsageError, write_json
+from model.players.registry import BASELINES, make_player
 
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
 
@@ -162,7 +162,7 @@ def write_match_json(path: str, args: Args, argv: list[str], result: ArenaResult
 
 
 def save_mat(record: MatchRecord, path: str) -> None:
-    """Write a .mat record (engine/matfile.py); UsageError if the file cannot be written."""
+    """Write a .mat record (engine/formats/matfile.py); UsageError if the file cannot be written."""
     try:
         write_mat(record, path)
     except OSError as e:
@@ -195,10 +195,10 @@ def _lazy(module: str) -> Callable[[list[str]], int]:
 
 SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "match": match_main,
-    "hint": _lazy("model.hint"),  # best plays or cube decision of a position
-    "serve": _lazy("model.serve"),  # gnubg's external-player protocol
-    "play": _lazy("model.play_cli"),  # a person plays the bot in the terminal
-    "cube": _lazy("model.cube_cli"),  # games with the cube and full matches, bot vs bot
+    "hint": _lazy("model.cli.hint"),  # best plays or cube decision of a position
+    "serve": _lazy("model.cli.serve"),  # gnubg's external-player protocol
+    "play": _lazy("model.cli.play"),  # a person plays the bot in the terminal
+    "cube": _lazy("model.cli.cube"),  # games with the cube and full matches, bot vs bot
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 

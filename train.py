@@ -140,10 +140,10 @@ def main(argv: list[str]) -> int:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from model.checkpoint import CheckpointError, load_net, save
-    from model.net import NetConfig, OutcomeNet
-    from model.td import SelfPlayActor, TDLearner
-    from model.training_eval import strength_check
+    from model.net.checkpoint import CheckpointError, load_net, save
+    from model.net.network import NetConfig, OutcomeNet
+    from model.train.td import SelfPlayActor, TDLearner
+    from model.train.evaluation import strength_check
 
     device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
     if device == "auto":

@@ -8,7 +8,7 @@ plays   reads JSON lines ``{"board": [...], "bar": [m, o], "off": [m, o], "dice"
         ``{"error": "<reason>"}`` and the run goes on. Lines are generated in batches.
 show    decodes a Position ID, gnubg ID (PositionID:MatchID), XGID or JSON position and prints it
         as one JSON object with its IDs and pip counts.
-bench   the move generator's benchmark (``engine.bench``, loaded only when asked for).
+bench   the move generator's benchmark (``engine.tools.bench``, loaded only when asked for).
 
 Bad flags exit with status 2 and one line on stderr.
 """
@@ -21,9 +21,9 @@ import sys
 
 import numpy as np
 
-from .board import CHECKERS, GAMES, HEAD, pips
-from .errors import FormatError
-from .formats import (
+from engine.board import CHECKERS, GAMES, HEAD, pips
+from engine.errors import FormatError
+from engine.formats.position import (
     MatchInfo,
     read_gnubg_id,
     read_json_position,
@@ -33,8 +33,8 @@ from .formats import (
     write_json_position,
     write_xgid,
 )
-from .movegen import legal_plays
-from .notation import format_plays
+from engine.movegen import legal_plays
+from engine.notation import format_plays
 
 BATCH_LINES = 1024
 """Input lines handed to one legal_plays call."""
@@ -188,11 +188,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "bench":
-        try:
-            from . import bench  # lazily: plays and show work without it
-        except ImportError as err:
-            print(f"python -m engine bench: error: the benchmark is not available ({err})", file=sys.stderr)
-            return 2
+        from engine.tools import bench  # lazily: plays and show do not load it
+
         return bench.main(argv[1:]) or 0
     args = build_parser().parse_args(argv)
     try:

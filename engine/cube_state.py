@@ -34,8 +34,8 @@ from enum import Enum
 
 import numpy as np
 
-from .board import BAR, OFF, flip, has_contact
-from .match import MAX_CUBE, GameResult, MatchState, Rules
+from engine.board import BAR, OFF, flip, has_contact
+from engine.match import MAX_CUBE, GameResult, MatchState, Rules
 
 
 class Phase(str, Enum):

@@ -56,7 +56,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from .board import (
+from engine.board import (
     CHECKERS,
     NUM_SLOTS,
     OFF,
@@ -67,7 +67,7 @@ from .board import (
     validate,
     winner_score,
 )
-from .cube_state import (
+from engine.cube_state import (
     GameState,
     Phase,
     actions,
@@ -83,8 +83,8 @@ from .cube_state import (
     resignation_refusal,
     view,
 )
-from .match import MAX_CUBE, GameResult, MatchState, RuleError, Rules, game_points, new_match, record_result
-from .movegen import legal_plays
+from engine.match import MAX_CUBE, GameResult, MatchState, RuleError, Rules, game_points, new_match, record_result
+from engine.movegen import legal_plays
 
 __all__ = [
     "GameResult",

@@ -22,7 +22,7 @@ from __future__ import annotations
 import numbers
 from dataclasses import dataclass, field, replace
 
-from .board import check_game
+from engine.board import check_game
 
 MAX_CUBE = 64
 """The cube goes no higher than 64."""

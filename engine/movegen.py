@@ -28,8 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import BAR, CHECKERS, HEAD, NUM_SLOTS, OFF, OPP_BAR, POINTS, check_game
-from .rules import first_turn_default, single_die_moves, six_in_a_row_violations
+from engine.board import BAR, CHECKERS, HEAD, NUM_SLOTS, OFF, OPP_BAR, POINTS, check_game
+from engine.rules import first_turn_default, single_die_moves, six_in_a_row_violations
 
 _HASH = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93],

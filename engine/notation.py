@@ -28,10 +28,10 @@ from itertools import pairwise, permutations
 
 import numpy as np
 
-from .board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, check_game, validate
-from .errors import FormatError, IllegalPlayError
-from .movegen import legal_plays
-from .rules import six_in_a_row_violations
+from engine.board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, check_game, validate
+from engine.errors import FormatError, IllegalPlayError
+from engine.movegen import legal_plays
+from engine.rules import six_in_a_row_violations
 
 NO_PLAY = "(no play)"
 """The empty play written for people; ``format_play`` returns "" for it (gnubg prints nothing)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import BAR, CHECKERS, HEAD, OPP_OFF
+from engine.board import BAR, CHECKERS, HEAD, OPP_OFF
 
 _SOURCE_POINTS = np.arange(1, 26, dtype=np.int16)  # point number of each source slot; the bar counts as 25
 _SOURCES = slice(0, 25)  # slots 0..23 (points) and 24 (the mover's bar): every place a checker leaves

@@ -7,7 +7,7 @@ light modules (equity, features) load without the rest.
 
 def __getattr__(name):
     if name == "Bot":
-        from .bot import Bot
+        from model.bot import Bot
 
         return Bot
     raise AttributeError(f"module 'model' has no attribute {name!r}")

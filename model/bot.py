@@ -22,12 +22,12 @@ import numpy as np
 
 from engine.board import check_game, validate
 from engine.errors import FormatError
-from engine.formats import read_gnubg_id, read_json_position, read_position_id, read_xgid, write_json_position
+from engine.formats.position import read_gnubg_id, read_json_position, read_position_id, read_xgid, write_json_position
 from engine.movegen import legal_plays
 from engine.notation import format_plays
 
-from .equity import OUTPUT_NAMES, cubeless_equity
-from .player import group_starts
+from model.net.equity import OUTPUT_NAMES, cubeless_equity
+from model.players.base import group_starts
 
 
 def read_position(game: str, position) -> np.ndarray:
@@ -84,9 +84,9 @@ class Bot:
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
         for the shipped checkpoint of ``game`` (checkpoints/<game>.pt). A checkpoint of another game
         than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""
-        from .checkpoint import load_net, shipped_path
-        from .net_player import NetPlayer
-        from .players import make_player
+        from model.net.checkpoint import load_net, shipped_path
+        from model.players.net_player import NetPlayer
+        from model.players.registry import make_player
 
         check_game(game)
         if path is None or Path(str(path)).suffix == ".pt" or Path(str(path)).is_file():
@@ -101,7 +101,7 @@ class Bot:
         """(utility per child, probs per child or None, rank key per child): the key orders the plays,
         best first, when sorted ascending."""
         if self.net is not None:
-            from .net_player import child_probabilities
+            from model.players.net_player import child_probabilities
 
             probs = child_probabilities(self.net, children, self.player.device)
             util = cubeless_equity(self.game, probs)

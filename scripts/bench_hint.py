@@ -2,7 +2,7 @@
 
     python scripts/bench_hint.py [--checkpoint checkpoints/backgammon.pt] [--positions 10] [--json FILE]
 
-Each position is a seeded middle-game position with its dice (engine.sample); every run is a fresh
+Each position is a seeded middle-game position with its dice (engine.tools.sample); every run is a fresh
 process, as a user would start it. Prints the median and the slowest run per ply.
 """
 
@@ -28,8 +28,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
 
-    from engine.formats import write_position_id
-    from engine.sample import random_positions
+    from engine.formats.position import write_position_id
+    from engine.tools.sample import random_positions
 
     positions, dice = random_positions("backgammon", args.positions, seed=args.seed, kind="midgame")
     result = {}

@@ -5,7 +5,7 @@
 Training: the actor plays --parallel-games games side by side and the learner fits every position
 (exactly train.py's loop, without checkpoints or TensorBoard), timed over --samples positions per run
 after one warm-up round; games/s counts finished games. Evaluation: two copies of the same network
-play mirrored cubeless games through model/arena.py. The profile splits one training run into move
+play mirrored cubeless games through model/arena/cubeless.py. The profile splits one training run into move
 generation, feature encoding, network forward, the rest of the actor, and the learning step.
 """
 
@@ -39,11 +39,12 @@ def main(argv: list[str]) -> int:
     import torch
 
     from engine import movegen
-    from model import features, td
-    from model.arena import play_games
-    from model.checkpoint import load_net
-    from model.net import NetConfig, OutcomeNet
-    from model.net_player import NetPlayer
+    from model.net import features
+    from model.train import td
+    from model.arena.cubeless import play_games
+    from model.net.checkpoint import load_net
+    from model.net.network import NetConfig, OutcomeNet
+    from model.players.net_player import NetPlayer
 
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     torch.manual_seed(0)
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> int:
 
     td.legal_plays = timed(movegen.legal_plays, "legal_plays")
     original_encode = features.encode
-    import model.net as net_module
+    import model.net.network as net_module
     net_module.encode = timed(original_encode, "features")
     original_forward = OutcomeNet.forward
     OutcomeNet.forward = timed(original_forward, "net_forward")

@@ -3,7 +3,7 @@
     python scripts/cube_strength.py --checkpoint checkpoints/backgammon.pt --money-games 4000 \
         --matches 1000 --length 5 --seed 1 --json docs/cube_strength.json
 
-(a) money: the net with its cube (model/cube.py's 0-ply decisions, Janowski cubeful checker play)
+(a) money: the net with its cube (model/cube/decisions.py's 0-ply decisions, Janowski cubeful checker play)
     against the same net that never doubles and always takes (cubeless checker play), over mirrored
     money games with the cube; A's points per game, the cube included, with a 95% interval.
 (b) matches: the net playing match-aware (cube decisions at the score, checker play by cubeful
@@ -32,10 +32,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import game as g
-from model.checkpoint import CheckpointError, load_net
-from model.cube_cli import report, run
-from model.cube_player import NetCubePlayer, NoCubePlayer
-from model.net_player import NetPlayer
+from model.net.checkpoint import CheckpointError, load_net
+from model.cli.cube import report, run
+from model.cube.players import NetCubePlayer, NoCubePlayer
+from model.players.net_player import NetPlayer
 
 
 def parse(argv):

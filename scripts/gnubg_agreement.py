@@ -3,13 +3,13 @@
     python scripts/gnubg_agreement.py --checkpoint checkpoints/backgammon.pt --positions 300 --seed 1
     python scripts/gnubg_agreement.py --checkpoint /tmp/snap.pt --positions 300 --json /tmp/agree.json
 
-Positions: the bot (0-ply) plays gnubg 0-ply through model/arena.py (mirrored dice, both seats); every
+Positions: the bot (0-ply) plays gnubg 0-ply through model/arena/cubeless.py (mirrored dice, both seats); every
 position a player faced with MORE THAN ONE distinct legal play is kept, duplicates of (position, dice)
 dropped, and ``--positions`` of them are drawn at random (seeded). Games are started until the pool
 holds twenty times as many positions as asked for: about two positions per game are judged.
 
 For each position:
-- the bot's top play at 0, 1 and 2 ply (model/search.py: rank_children + ranking_order, cubeless money
+- the bot's top play at 0, 1 and 2 ply (model/search/lookahead.py: rank_children + ranking_order, cubeless money
   equity, its default move filter), and gnubg's top play at 0 and 2 ply (``best_move``);
 - the judge: gnubg 2-ply's cubeless money equity of every play that matters: the candidates gnubg's own
   2-ply move filter keeps (their equities come with ``best_move(..., n=2, list=1)``) and every pick
@@ -19,7 +19,7 @@ For each position:
 
 Judge: the PyPI package gnubg-nn (module ``gnubg_nn``), gnubg's own nets and bear-off databases,
 cubeless, one position at a time. Plies in gnubg's numbering (0 = the net alone, 2 = two rolls deeper),
-the same as model/search.py's. A play that bears off the last checker scores its exact result.
+the same as model/search/lookahead.py's. A play that bears off the last checker scores its exact result.
 Cross-checked by hand against Debian's gnubg 1.07 (``set board ID``, ``set dice``, chequer play
 2-ply, cubeful off, prune on, ``hint``) on four of the positions: the same ranking and equities
 within 0.0015.
@@ -48,7 +48,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 import numpy as np
 
 from engine.board import CHECKERS, OFF, flip, winner_score
-from engine.formats import write_position_id
+from engine.formats.position import write_position_id
 from engine.movegen import legal_plays
 from engine.notation import format_plays
 
@@ -61,7 +61,7 @@ POOL_FACTOR = 20  # positions gathered per position asked for
 # -- positions from games -------------------------------------------------------------------------
 
 class RecordingPlayer:
-    """Wraps a model.player.Player and keeps every (position, dice) where it had a real choice."""
+    """Wraps a model.players.base.Player and keeps every (position, dice) where it had a real choice."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -84,7 +84,7 @@ class RecordingPlayer:
 def game_positions(bot_player, gnubg_player, wanted: int, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``wanted`` distinct (position, dice) pairs (B, 28), (B, 2) with a real choice, from bot-vs-gnubg
     games; also the number of games played."""
-    from model.arena import play_games
+    from model.arena.cubeless import play_games
 
     a, b = RecordingPlayer(bot_player), RecordingPlayer(gnubg_player)
     games = 0
@@ -110,7 +110,7 @@ def children_index(children: np.ndarray) -> dict[bytes, int]:
 
 def gnubg_key_child(gnubg, key: str, index: dict[bytes, int]) -> int:
     """Our child index of the position a gnubg play leaves (its key has the side that moved first)."""
-    from model.gnubg_player import from_gnubg_board
+    from model.players.gnubg import from_gnubg_board
 
     after = gnubg.board_from_position_key(key)
     row = from_gnubg_board((after[1], after[0]))
@@ -122,7 +122,7 @@ def gnubg_key_child(gnubg, key: str, index: dict[bytes, int]) -> int:
 def gnubg_ranking(gnubg, position: np.ndarray, dice, plies: int, index) -> dict[int, float]:
     """gnubg's candidates at ``plies`` (after its move filter) -> {child index: cubeless equity},
     best first."""
-    from model.gnubg_player import to_gnubg_boards
+    from model.players.gnubg import to_gnubg_boards
 
     board = to_gnubg_boards(position)[0].tolist()
     _, candidates = gnubg.best_move(board, int(dice[0]), int(dice[1]), n=plies, list=1)
@@ -131,8 +131,8 @@ def gnubg_ranking(gnubg, position: np.ndarray, dice, plies: int, index) -> dict[
 
 def gnubg_child_equity(gnubg, children: np.ndarray, plies: int) -> np.ndarray:
     """Cubeless money equity (N,) of each child for the side that just moved, by gnubg at ``plies``."""
-    from model.equity import cubeless_equity, flip_probs, outcome_targets
-    from model.gnubg_player import to_gnubg_boards
+    from model.net.equity import cubeless_equity, flip_probs, outcome_targets
+    from model.players.gnubg import to_gnubg_boards
 
     done = children[:, OFF] == CHECKERS
     probs = np.empty((len(children), 5))
@@ -147,7 +147,7 @@ def gnubg_child_equity(gnubg, children: np.ndarray, plies: int) -> np.ndarray:
 
 def bot_picks(net, children: np.ndarray) -> dict[int, int]:
     """The bot's top child at each ply of BOT_PLIES (cubeless money equity)."""
-    from model.search import rank_children, ranking_order
+    from model.search.lookahead import rank_children, ranking_order
 
     picks = {}
     for ply in BOT_PLIES:
@@ -236,9 +236,9 @@ def main(argv: list[str]) -> int:
     if args.positions < 2 or args.seed < 0:
         parser.error("--positions must be at least 2 and --seed at least 0")
     from model.bot import Bot
-    from model.checkpoint import CheckpointError
-    from model.gnubg_player import GnubgPlayer, GnubgUnavailable, import_gnubg
-    from model.net_player import NetPlayer
+    from model.net.checkpoint import CheckpointError
+    from model.players.gnubg import GnubgPlayer, GnubgUnavailable, import_gnubg
+    from model.players.net_player import NetPlayer
 
     try:
         gnubg = import_gnubg()
@@ -267,7 +267,7 @@ def main(argv: list[str]) -> int:
                "positions": len(records), "games": games,
                "judge": f"gnubg-nn {judge_version()} (module {gnubg.__name__}), {JUDGE_PLIES}-ply, "
                         "cubeless money equity",
-               "bot_search": "model.search.rank_children (keep 8, margin 0.16), cubeless money equity",
+               "bot_search": "model.search.lookahead.rank_children (keep 8, margin 0.16), cubeless money equity",
                "summary": summary, "seconds": {k: round(v, 1) for k, v in seconds.items()},
                "records": records}
         try:

@@ -19,7 +19,7 @@ Three steps, one file (the first runs inside gnubg's embedded Python, which has 
     python scripts/gnubg_cube_reference.py sample --n 240
         keeps a stratified sample of positions with all their cases in tests/data/gnubg_cube_cases.json.
     python scripts/gnubg_cube_reference.py measure [--cases FILE]
-        recomputes every decision with model/cube.py from gnubg's probabilities and reports agreement
+        recomputes every decision with model/cube/decisions.py from gnubg's probabilities and reports agreement
         (30 s on the full set; without it, on the sample).
 
 A case agrees when our recommendation code equals gnubg's, or, where two of gnubg's three equities are
@@ -227,7 +227,7 @@ def sample(args) -> int:
 
 
 def _state(case):
-    from model.cube import CubeState
+    from model.cube.decisions import CubeState
 
     length, s_me, s_opp, crawford, cube, owner, jacoby, beavers, _move = case[: len(STATE_FIELDS)]
     common = {"value": cube, "owner": OWNER_CODES[owner]}
@@ -241,7 +241,7 @@ def compare(data):
     """Per case: (group, agrees, code ours, code gnubg, max equity error, tie, class) for every case."""
     import numpy as np
 
-    from model.cube import cube_decision, cube_efficiency, match_cubeless_equity, position_class
+    from model.cube.decisions import cube_decision, cube_efficiency, match_cubeless_equity, position_class
 
     rows = []
     for pos in data["positions"]:
@@ -309,7 +309,7 @@ def main(argv=None) -> int:
     s.add_argument("--n", type=int, default=240)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--out", default=str(DEFAULT_SAMPLE))
-    m = sub.add_parser("measure", help="agreement of model/cube.py with the reference")
+    m = sub.add_parser("measure", help="agreement of model/cube/decisions.py with the reference")
     m.add_argument("--cases", default=None, help="reference file (default: the full set, else the sample)")
     m.add_argument("--show", type=int, default=10, help="disagreements to list")
     args = ap.parse_args(argv)

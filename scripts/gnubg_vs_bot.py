@@ -4,7 +4,7 @@
     python scripts/gnubg_vs_bot.py --model runs/bg/last.pt --games 10   # ten money games
     python scripts/gnubg_vs_bot.py --bot-side 1 --games 2 --json        # the bot as gnubg's player 1
 
-How: this process starts model.serve's BotServer on a free port of 127.0.0.1, then runs gnubg
+How: this process starts model.cli.serve's BotServer on a free port of 127.0.0.1, then runs gnubg
 unattended (``gnubg -t -q -r -p`` this same file, with GNUBG_VS_BOT_DRIVER=1 in the environment, so
 the file runs as the driver inside gnubg's embedded Python). The driver sets the bot's seat to
 ``external 127.0.0.1:PORT``, gnubg's own player to ``--gnubg-ply``-ply checker play and cube
@@ -92,7 +92,7 @@ def check_bot_plays(games: list[dict], letter: str) -> list[str]:
     position gnubg recorded; an empty play only where no die can be played."""
     import numpy as np
 
-    from engine.formats import read_position_id
+    from engine.formats.position import read_position_id
     from engine.movegen import legal_plays
     from engine.notation import parse_play
 
@@ -119,9 +119,9 @@ def check_bot_plays(games: list[dict], letter: str) -> list[str]:
 def play_vs_gnubg(bot, *, length: int = 0, games: int = 1, seed: int = 1, gnubg_ply: int = 0,
                   bot_side: int = 0, options=None, timeout: float = 120.0, mat_path: str | None = None,
                   log=None, verbose: bool = False, agent=None) -> dict:
-    """Serve ``bot`` (or a ready model.serve.BotAgent ``agent``) and let gnubg play it (module
+    """Serve ``bot`` (or a ready model.cli.serve.BotAgent ``agent``) and let gnubg play it (module
     docstring); returns the summary dict: games, score, problems, the server's stats and log."""
-    from model.serve import BotAgent, BotServer
+    from model.cli.serve import BotAgent, BotServer
 
     lines: list[str] = []
     if agent is None:
@@ -195,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: gnubg is not installed (Debian package gnubg)", file=sys.stderr)
         return 2
     from model.bot import Bot
-    from model.serve import ServeOptions
+    from model.cli.serve import ServeOptions
 
     try:
         bot = Bot.load(args.model)

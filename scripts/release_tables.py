@@ -31,7 +31,7 @@ def cubeless_row(name: str, label: str) -> str:
 
 
 def made_by(game: str) -> str:
-    from model.checkpoint import read
+    from model.net.checkpoint import read
 
     blob = read(ROOT / "checkpoints" / f"{game}.pt", backend="numpy")
     m = blob["made_by"]

@@ -66,10 +66,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", required=True, help="output path without extension (.json and .svg)")
     args = parser.parse_args(argv)
 
-    from model.arena import play_games
-    from model.checkpoint import CheckpointError, load_net
-    from model.net_player import NetPlayer
-    from model.players import make_player
+    from model.arena.cubeless import play_games
+    from model.net.checkpoint import CheckpointError, load_net
+    from model.players.net_player import NetPlayer
+    from model.players.registry import make_player
 
     snaps = sorted((Path(args.run) / "snapshots").glob("games_*.pt"))[:: args.every]
     if not snaps:

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
 from pathlib import Path
+
+import numpy as np
+import pytest
+
+from engine.board import flip, start_position
+from engine.formats.matfile import MOVE, MatchRecord
+from engine.notation import parse_play
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root (where ``python -m ...`` runs from)."""
@@ -13,8 +24,8 @@ def save_tiny_checkpoints(folder: Path, hidden: tuple[int, ...] = (8,), seed: in
     ``folder``: {"backgammon": path, "nardi": path}. Tests that need a net never need the shipped one."""
     import torch
 
-    from model.checkpoint import save
-    from model.net import NetConfig, OutcomeNet
+    from model.net.checkpoint import save
+    from model.net.network import NetConfig, OutcomeNet
 
     torch.manual_seed(seed)
     paths = {}
@@ -22,3 +33,43 @@ def save_tiny_checkpoints(folder: Path, hidden: tuple[int, ...] = (8,), seed: in
         paths[game] = folder / f"{game}.pt"
         save(paths[game], OutcomeNet(NetConfig(game, hidden)))
     return paths
+
+
+def replay(record: MatchRecord) -> list[tuple[int | None, np.ndarray]]:
+    """Replay every game's plays from the start, each checked legal by engine.notation.parse_play (which
+    also refuses a wrong ``*``), the plays alternating and the first a backgammon opening (no double);
+    per game (the last mover, its position after its last play), (None, start) for a game without plays."""
+    out = []
+    for game in record.games:
+        position, last = start_position("backgammon", 1)[0], None
+        for action in (a for a in game.actions if a.kind == MOVE):
+            if last is None:
+                assert action.dice[0] != action.dice[1], "the opening throw is never a double"
+            else:
+                assert action.player != last, "plays alternate"
+                position = flip("backgammon", position)
+            position = parse_play("backgammon", position, action.dice, action.play)
+            last = action.player
+        out.append((last, position))
+    return out
+
+
+GNUBG = shutil.which("gnubg") or "/usr/games/gnubg"
+"""Debian's gnubg 1.07 (``apt-get install gnubg``), for the tests that run the real program."""
+needs_gnubg = pytest.mark.skipif(not os.access(GNUBG, os.X_OK), reason="Debian's gnubg is not installed")
+IMPORT_SCRIPT = """
+import gnubg, json, os
+gnubg.command("import mat " + os.environ["MAT"])
+json.dump(gnubg.match(analysis=False, boards=True), open(os.environ["OUT"], "w"), default=list)
+"""
+
+
+def gnubg_import(mat: Path, folder: Path) -> dict:
+    """What the real gnubg makes of ``import mat`` of the file ``mat``: its ``gnubg.match()`` record."""
+    script, out = folder / "import.py", folder / "imported.json"
+    script.write_text(IMPORT_SCRIPT)
+    out.unlink(missing_ok=True)
+    subprocess.run([GNUBG, "-t", "-q", "-r", "-p", str(script)], check=False, capture_output=True, timeout=60,
+                   env=dict(os.environ, MAT=str(mat), OUT=str(out)))
+    assert out.exists(), f"gnubg did not import {mat}"
+    return json.loads(out.read_text())

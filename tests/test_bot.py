@@ -6,12 +6,12 @@ import torch
 
 from engine.board import start_position
 from engine.errors import FormatError
-from engine.formats import read_json_position, write_json_position
+from engine.formats.position import read_json_position, write_json_position
 from engine.movegen import legal_plays
 from engine.notation import parse_play
 from model import Bot
-from model.checkpoint import CheckpointError, save
-from model.net import NetConfig, OutcomeNet
+from model.net.checkpoint import CheckpointError, save
+from model.net.network import NetConfig, OutcomeNet
 
 START_ID = "4HPwATDgc/ABMA"
 

@@ -1,0 +1,449 @@
+"""Serve the bot over gnubg's external-player protocol, so gnubg and FIBS-style clients can play it.
+
+    python evaluate.py serve --port 4321 [--model PATH|NAME] [--ply 0|1|2] [--no-resign] [--verbose]
+
+then, in gnubg 1.07: ``set player 0 external 127.0.0.1:4321`` and ``new match 5`` (or ``new session``).
+The protocol (shared/FORMATS.md, "FIBS board string", observed from gnubg 1.07): the client connects
+once and keeps the socket across games; for each decision it writes one board line (engine/formats/fibs.py:
+``board:`` + 52 fields + ``\\n``, then a NUL that shows up at the start of the next read) and waits
+for exactly one reply line:
+
+    a play of the dice   the play ONE STEP PER DIE in an order it can be played (``24/18 18/13``,
+                         ``bar/22``, ``6/off``); an empty line when no die can be played
+    roll or double       ``roll`` / ``double`` (dice 0 0: gnubg asks only when the bot may double)
+    a take question      ``take`` / ``drop`` (``beaver`` only with beavers on: gnubg stalls otherwise)
+    any turn             ``resign n|g|b`` when the game is lost anyway (``BotAgent._resignation``)
+
+gnubg does not check an external play before applying it (an illegal one forfeits the roll, an
+unparsable one corrupts its board), so every play is checked here before it is sent: it must be one
+of engine.movegen.legal_plays' children, and its text, read back by engine.notation.parse_play, must
+give that child. A line that is no board gets one log line and an empty reply, and the server keeps
+serving; a dropped connection gets one log line and the server goes back to accepting. One connection
+is served at a time, one after another. Ctrl-C stops it cleanly.
+
+Decisions. A network bot picks its play by ``model.search.lookahead.rank_children`` at ``plies``, maximising
+``model.cube.decisions.checker_play_value`` at the board's score (money equity, or match-winning chance in a
+match); cube actions come from ``model.cube.decisions.cube_decision`` / ``take_decision`` (gnubg's 0-ply cube
+theory on the bot's probabilities, with the match length, scores and Crawford flag of the board).
+The board does not say whether Jacoby or beavers are in force: Jacoby is assumed on in money play
+(gnubg's default) and beavers off unless asked for. A baseline bot (pubeval...) has no probabilities:
+it picks plays with its own rule, never doubles, always takes, never resigns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.errors import FormatError
+from engine.formats.fibs import CUBE, MOVE, TAKE, FibsBoard, read_fibs_board
+from engine.game import max_resignation, new_match, resume_game
+from engine.movegen import legal_plays
+from engine.notation import parse_play, steps
+
+from model.cube import decisions as cube
+from model.net.equity import flip_probs
+from model.cube.resign import TOLERANCE, resignation_offer
+
+MAX_LINE = 4096
+"""A request longer than this (bytes, no line end yet) is dropped as garbage."""
+RESIGN_WORDS = {1: "n", 2: "g", 3: "b"}
+"""gnubg's ``resign`` argument for a single, gammon, backgammon."""
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    """How the served bot decides (the board line does not carry every rule in force)."""
+
+    plies: int = 0
+    """Look-ahead for plays and cube decisions of a network bot (0, 1 or 2)."""
+    resign: bool = True
+    """Offer a resignation when the game is lost anyway (``BotAgent._resignation``)."""
+    resign_tolerance: float = TOLERANCE
+    """Resign a level only when its value is within this (normalised equity) of playing on
+    (model/cube/resign.py's ``resignation_offer``)."""
+    jacoby: bool = True
+    """Money play: assume the Jacoby rule (gnubg's default)."""
+    beavers: bool = False
+    """Money play: beaver when right; only if the client allows beavers (gnubg stalls otherwise)."""
+
+
+@dataclass
+class ServeStats:
+    """What a server has answered so far (read by tests and printed on exit)."""
+
+    connections: int = 0
+    requests: int = 0
+    bad_lines: int = 0
+    fallbacks: int = 0  # plays whose checked text failed and were replaced (must stay 0)
+    replies: dict = field(default_factory=dict)  # reply word ("move", "roll", "take"...) -> count
+
+    def count(self, reply: str) -> None:
+        """Count one reply under its first word ("roll", "resign"...), "move" or "no play"."""
+        word = "no play" if not reply else "move" if "/" in reply else reply.split(" ")[0]
+        self.replies[word] = self.replies.get(word, 0) + 1
+
+
+def cube_state(board: FibsBoard, side: int, options: ServeOptions) -> cube.CubeState:
+    """The board's cube and score seen by ``side`` (model/cube/decisions.py's CubeState)."""
+    owner = cube.CENTRED if board.cube_owner is None else cube.ME if board.cube_owner == side else cube.OPPONENT
+    if board.match_length == 0:
+        return cube.CubeState(value=board.cube, owner=owner, jacoby=options.jacoby, beavers=options.beavers)
+    length = board.match_length
+    me, opp = board.scores[side], board.scores[1 - side]
+    crawford = board.crawford and ((length - me == 1) != (length - opp == 1))
+    return cube.CubeState(value=board.cube, owner=owner, match_length=length, score_me=me, score_opp=opp,
+                          crawford=crawford, jacoby=False, beavers=False)
+
+
+def checked_play_text(position: np.ndarray, dice, child: np.ndarray, children: np.ndarray) -> str | None:
+    """The play from ``position`` to ``child`` one step per die, or None unless it is safe to send:
+    ``child`` is one of the legal ``children`` and the text, read back, gives exactly ``child``."""
+    if not (children == child).all(axis=1).any():
+        return None
+    text = steps("backgammon", position, child, dice)
+    try:
+        back = parse_play("backgammon", position, dice, text) if text else position
+    except ValueError:
+        return None
+    return text if np.array_equal(back, child) else None
+
+
+class BotAgent:
+    """Answers boards for one connection: plays, cube actions, resignations (module docstring)."""
+
+    def __init__(self, bot, options: ServeOptions | None = None, stats: ServeStats | None = None, log=None,
+                 verbose: bool = False):
+        if bot.game != "backgammon":
+            raise ValueError(f"gnubg plays backgammon only; this bot plays {bot.game}")
+        self.bot = bot
+        self.options = options or ServeOptions()
+        self.stats = stats or ServeStats()
+        self.log = log or (lambda message: print(f"serve: {message}", file=sys.stderr, flush=True))
+        self.verbose = verbose  # log every request and its reply
+        self._offered_at: bytes | None = None  # position of our last resignation offer
+
+    def reset(self) -> None:
+        """A new connection: forget the last resignation offer."""
+        self._offered_at = None
+
+    # -- evaluation -------------------------------------------------------------------------------
+
+    def _probabilities(self, position: np.ndarray) -> np.ndarray | None:
+        """(5,) outcome probabilities of ``position`` for its side on roll; None for baselines."""
+        if self.bot.net is None:
+            return None
+        from model.search.lookahead import evaluate_positions
+
+        return evaluate_positions(self.bot.net, position[None, :], self.options.plies, self.bot.player.device)[0]
+
+    def _pick(self, board: FibsBoard, children, parent) -> tuple[int, np.ndarray | None]:
+        """Index of the chosen child, and its probabilities (mover's view) for networks."""
+        if self.bot.net is None:
+            pick = self.bot.player.select(board.position[None, :], np.array([board.dice]), children, parent)
+            return int(pick[0]), None
+        from model.search.lookahead import rank_children, ranking_order
+
+        state = cube_state(board, board.mover, self.options)
+        util, probs, depth = rank_children(
+            self.bot.net, children, self.options.plies, device=self.bot.player.device,
+            utility=lambda p: cube.checker_play_value(p, state),
+        )
+        best = int(ranking_order(util, depth)[0])
+        return best, probs[best]
+
+    # -- the three questions ----------------------------------------------------------------------
+
+    def _resignation(self, board: FibsBoard, probs, on_roll: bool) -> str | None:
+        """``resign n|g|b`` if the game is lost anyway (model/cube/resign.py: the lowest level worth what
+        playing on is worth, from ``probs`` seen by the bot, on roll or just after its play), capped by
+        what the rules let it lose, and unless an offer was declined in this very position (gnubg asks
+        again after declining; the offer may come again once a roll has been played)."""
+        key = board.position.tobytes()
+        if self._offered_at is not None and self._offered_at != key:
+            self._offered_at = None
+        if not self.options.resign or probs is None or self._offered_at == key:
+            return None
+        state = cube_state(board, board.mover, self.options)
+        level = int(resignation_offer(probs, state, on_roll=on_roll, tolerance=self.options.resign_tolerance))
+        level = min(level, max_resignation(resume_game(new_match(), board.position, 0), 0))
+        if level == 0:
+            return None
+        self._offered_at = key
+        return f"resign {RESIGN_WORDS[level]}"
+
+    def play(self, board: FibsBoard) -> str:
+        """The reply to a roll: the chosen play, checked legal, one step per die."""
+        dice = np.array([board.dice])
+        children, parent = legal_plays("backgammon", board.position[None, :], dice)
+        if len(children) == 1 and np.array_equal(children[0], board.position):
+            return ""  # no die can be played
+        pick, probs = self._pick(board, children, parent)
+        resign = self._resignation(board, probs, on_roll=False)
+        if resign:
+            return resign
+        text = checked_play_text(board.position, board.dice, children[pick], children)
+        if text is None:  # never expected: fall back to the first legal play whose text checks out
+            self.stats.fallbacks += 1
+            self.log(f"play {pick} of {board.dice} failed its check; sending another legal play")
+            text = first_checked_play(board.position, board.dice, children)
+        return text
+
+    def roll_or_double(self, board: FibsBoard) -> str:
+        """The reply to "roll or double": the bot on roll, before its dice."""
+        probs = self._probabilities(board.position)
+        if probs is None:
+            return "roll"
+        resign = self._resignation(board, probs, on_roll=True)
+        if resign:
+            return resign
+        state = cube_state(board, board.mover, self.options)
+        x = float(cube.cube_efficiency(board.position[None, :])[0])
+        decision = cube.cube_decision(probs, x, state)
+        return "double" if bool(decision.double) and cube.may_double(state) else "roll"
+
+    def take_or_drop(self, board: FibsBoard) -> str:
+        """The reply to a double from the side on roll: take, drop, or (beavers on) beaver."""
+        probs = self._probabilities(board.position)  # the doubler's view
+        if probs is None:
+            return "take"
+        state = cube_state(board, board.actor, self.options)
+        x = float(cube.cube_efficiency(board.position[None, :])[0])
+        answer = str(cube.take_decision(flip_probs("backgammon", probs), x, state))
+        return {"pass": "drop", "beaver": "beaver" if self.options.beavers else "take"}.get(answer, "take")
+
+    def answer(self, board: FibsBoard) -> str:
+        """The one reply line (without line end) to ``board``."""
+        if board.kind == TAKE:
+            return self.take_or_drop(board)
+        if board.kind == CUBE:
+            return self.roll_or_double(board)
+        assert board.kind == MOVE
+        return self.play(board)
+
+
+def first_checked_play(position: np.ndarray, dice, children: np.ndarray) -> str:
+    """The text of the first legal child whose text checks out (``checked_play_text``)."""
+    return next(t for c in children if (t := checked_play_text(position, dice, c, children)))
+
+
+def safe_default(board: FibsBoard) -> str:
+    """A reply that never breaks the client, for when deciding failed: take, roll, or the first legal
+    play whose text checks out."""
+    if board.kind == TAKE:
+        return "take"
+    if board.kind == CUBE:
+        return "roll"
+    children, _ = legal_plays("backgammon", board.position[None, :], np.array([board.dice]))
+    if len(children) == 1 and np.array_equal(children[0], board.position):
+        return ""
+    return first_checked_play(board.position, board.dice, children)
+
+
+def answer_line(agent: BotAgent, line: str) -> str | None:
+    """The reply to one request line, or None for a line that is only NULs and blanks (no reply).
+
+    A malformed line gets one log line and an empty reply; a failure while deciding gets one log line
+    and ``safe_default``.
+    """
+    text = line.replace("\x00", "").strip()
+    if not text:
+        return None
+    agent.stats.requests += 1
+    try:
+        board = read_fibs_board(text)
+    except FormatError as err:
+        agent.stats.bad_lines += 1
+        agent.log(f"bad line, replied with an empty line: {err}")
+        return ""
+    try:
+        reply = agent.answer(board)
+    except Exception as err:  # noqa: BLE001 - a server must answer every well-formed board
+        agent.log(f"deciding failed ({type(err).__name__}: {err}); sent a safe default")
+        reply = safe_default(board)
+    agent.stats.count(reply)
+    if agent.verbose:
+        agent.log(f"{text} -> {reply!r}")
+    return reply
+
+
+# ---------------------------------------------------------------------------------------------------
+# the socket server
+
+
+def _request_lines(conn: socket.socket):
+    """Lines from a connection (bytes, line end dropped) until the peer closes; None for a line that
+    grew past MAX_LINE bytes without a line end (dropped, to be answered once)."""
+    buffer = b""
+    while True:
+        chunk = conn.recv(4096)
+        if not chunk:
+            return
+        buffer += chunk
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            yield line
+        if len(buffer) > MAX_LINE:
+            buffer = b""
+            yield None
+
+
+class BotServer:
+    """A listening socket that serves one connection after another with a BotAgent."""
+
+    def __init__(self, agent: BotAgent, host: str = "127.0.0.1", port: int = 0):
+        self.agent = agent
+        self.log = agent.log
+        self.stats = agent.stats
+        self.sock = socket.create_server((host, port))  # SO_REUSEADDR on POSIX
+        self.host, self.port = self.sock.getsockname()[:2]
+        self._closed = False
+
+    def serve_connection(self, conn: socket.socket, peer) -> None:
+        """Answer one client until it closes; a reset connection is logged, not raised."""
+        self.stats.connections += 1
+        self.agent.reset()
+        self.log(f"connection from {peer[0]}:{peer[1]}")
+        answered = 0
+        try:
+            with conn:
+                for raw in _request_lines(conn):
+                    if raw is None:
+                        self.stats.requests += 1
+                        self.stats.bad_lines += 1
+                        self.log(f"bad line: over {MAX_LINE} bytes without a line end; replied with an empty line")
+                        reply = ""
+                    else:
+                        reply = answer_line(self.agent, raw.decode("ascii", errors="replace"))
+                        if reply is None:
+                            continue
+                    conn.sendall((reply + "\n").encode("ascii"))
+                    answered += 1
+        except OSError as err:  # reset, broken pipe, timeout: the client is gone
+            self.log(f"connection from {peer[0]}:{peer[1]} dropped after {answered} replies: {err}")
+            return
+        self.log(f"connection from {peer[0]}:{peer[1]} closed after {answered} replies")
+
+    def serve_forever(self, max_connections: int | None = None) -> None:
+        """Accept and serve connections one after another (``max_connections`` of them, or until
+        ``close``)."""
+        self.log(f"listening on {self.host}:{self.port}")
+        served = 0
+        while max_connections is None or served < max_connections:
+            try:
+                conn, peer = self.sock.accept()
+            except OSError:
+                if self._closed:
+                    return
+                raise
+            self.serve_connection(conn, peer)
+            served += 1
+
+    def close(self) -> None:
+        """Stop listening (a blocked ``serve_forever`` returns)."""
+        self._closed = True
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.sock.close()
+
+
+def serve(bot, host: str = "127.0.0.1", port: int = 4321, options: ServeOptions | None = None, *,
+          verbose: bool = False, max_connections: int | None = None, log=None) -> ServeStats:
+    """Serve ``bot`` (a model.Bot) on ``host:port`` until Ctrl-C (or ``max_connections`` clients);
+    returns what was answered. OSError if the address cannot be listened on."""
+    agent = BotAgent(bot, options, log=log, verbose=verbose)
+    server = BotServer(agent, host, port)
+    try:
+        server.serve_forever(max_connections)
+    except KeyboardInterrupt:
+        agent.log("stopped (Ctrl-C)")
+    finally:
+        server.close()
+    return agent.stats
+
+
+# ---------------------------------------------------------------------------------------------------
+# the command line: ``python evaluate.py serve ...``
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr and exit status 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser(prog: str = "evaluate.py serve") -> argparse.ArgumentParser:
+    """The flags of ``evaluate.py serve``."""
+    parser = _Parser(prog=prog, description="Serve the bot to gnubg (set player 0 external HOST:PORT) "
+                                            "and FIBS-style clients over gnubg's external-player protocol.")
+    parser.add_argument("--port", type=int, default=4321, help="TCP port to listen on (default 4321)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser.add_argument("--bot", "--model", dest="model", default=None,
+                        help="checkpoint path or baseline name (pubeval, heuristic...); default: the shipped net")
+    parser.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="look-ahead of a network bot")
+    parser.add_argument("--no-resign", action="store_true", help="never offer a resignation")
+    parser.add_argument("--resign-tolerance", type=float, default=ServeOptions.resign_tolerance,
+                        help="resign a level worth this close to playing on (normalised equity, default 0.001)")
+    parser.add_argument("--no-jacoby", action="store_true", help="money play without the Jacoby rule")
+    parser.add_argument("--beavers", action="store_true", help="beaver when right (the client must allow it)")
+    parser.add_argument("--max-connections", type=int, default=None, help="exit after serving this many clients")
+    parser.add_argument("--verbose", action="store_true", help="log every request and reply on stderr")
+    return parser
+
+
+def _load_bot(model: str | None, prog: str):
+    """The bot to serve, or None after one error line (no model, a bad file, a nardi model)."""
+    from model.bot import Bot
+
+    try:
+        bot = Bot.load(model)
+    except (OSError, ValueError, ImportError) as err:
+        reason = (str(err).splitlines() or [type(err).__name__])[0]
+        print(f"{prog}: error: cannot load the model {model or '(shipped)'}: {reason}", file=sys.stderr)
+        return None
+    if bot.game != "backgammon":
+        print(f"{prog}: error: gnubg plays backgammon; {model} is a {bot.game} model", file=sys.stderr)
+        return None
+    return bot
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``evaluate.py serve``: 0 after Ctrl-C or --max-connections, 2 on bad flags or a bad model, 1 if the
+    address cannot be listened on."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0..65535, got {args.port}")
+    if not 0.0 <= args.resign_tolerance <= 0.5:
+        parser.error(f"--resign-tolerance must be within 0..0.5, got {args.resign_tolerance}")
+    if args.max_connections is not None and args.max_connections < 1:
+        parser.error(f"--max-connections must be at least 1, got {args.max_connections}")
+    try:
+        bot = _load_bot(args.model, parser.prog)
+    except KeyboardInterrupt:
+        print("serve: stopped (Ctrl-C) before serving", file=sys.stderr)
+        return 0
+    if bot is None:
+        return 2
+    options = ServeOptions(plies=args.ply, resign=not args.no_resign, resign_tolerance=args.resign_tolerance,
+                           jacoby=not args.no_jacoby, beavers=args.beavers)
+    try:
+        stats = serve(bot, args.host, args.port, options, verbose=args.verbose,
+                      max_connections=args.max_connections)
+    except OSError as err:
+        print(f"{parser.prog}: error: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
+        return 1
+    print(f"serve: {stats.requests} requests from {stats.connections} connections, {stats.bad_lines} bad "
+          f"lines, replies {stats.replies}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

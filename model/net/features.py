@@ -1,0 +1,98 @@
+"""Network inputs: positions (B, 28) int8 -> features (B, F) float32, one encoding per game.
+
+The position is seen by the side on roll (the mover). Per point and per side, TD-Gammon's four
+units for a count n: [n >= 1, n >= 2, n >= 3, (n - 3) / 2 if n > 3]. Then a few whole-board facts
+a small net finds hard to add up by itself: bar and borne-off counts, pip counts, whether the game
+is still a contact game, home-board points, the longest run of made points (a prime / a block),
+blots, and (long nardi) checkers still on the head.
+
+Backgammon also gets, for each side, the chance that the side can hit at least one enemy blot with
+its next roll (direct and indirect shots, the way over open points only), which a net otherwise
+learns slowly: "blots by the chance of being hit" is what decides most contact plays.
+
+FEATURE_VERSION (per game) changes whenever that game's encoding changes, so a checkpoint made with
+another encoding is refused instead of silently misread.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
+from engine.movegen import ROLL_WEIGHTS
+
+from model.net.shots import hits_by_roll
+
+FEATURE_VERSION = {"backgammon": 2, "nardi": 1}
+
+
+def _unit_table() -> np.ndarray:
+    """(31, 8) table: row c+15 is the 8 units of a signed count c (4 for the mover, 4 for the opponent)."""
+    table = np.zeros((31, 8), dtype=np.float32)
+    for c in range(-15, 16):
+        n, side = abs(c), (0 if c > 0 else 4)
+        if n:
+            table[c + 15, side : side + 4] = [n >= 1, n >= 2, n >= 3, max(n - 3, 0) / 2]
+    return table
+
+
+_UNITS = _unit_table()
+
+
+def _longest_run(made: np.ndarray) -> np.ndarray:
+    """Length of the longest run of True along the last axis (B, 24) -> (B,)."""
+    run = np.zeros(made.shape[0], dtype=np.int16)
+    best = np.zeros(made.shape[0], dtype=np.int16)
+    for i in range(made.shape[1]):  # 24 vectorised steps, not a loop over the batch
+        run = np.where(made[:, i], run + 1, 0)
+        best = np.maximum(best, run)
+    return best
+
+
+def _side_summary(game: str, pos: np.ndarray) -> np.ndarray:
+    """Whole-board facts for the mover of ``pos`` (B, 28): (B, 6) floats."""
+    board = pos[:, :24]
+    mine = np.maximum(board, 0).astype(np.float32)
+    made = board >= 2
+    pip = mine @ np.arange(1, 25, dtype=np.float32) + 25 * pos[:, BAR]
+    home_points = made[:, :6].sum(1)
+    if game == "nardi":
+        # any held point blocks in long nardi, so a "run" counts single checkers too
+        run = _longest_run(board > 0)
+        back = pos[:, HEAD].astype(np.float32)  # checkers still on the head
+    else:
+        run = _longest_run(made)
+        back = mine[:, 18:24].sum(1) + pos[:, BAR]  # checkers still in the opponent's home board
+    blots = (board == 1).sum(1)
+    return np.stack([pip / 100.0, home_points / 6.0, run / 6.0, blots / 5.0, back / 5.0,
+                     (mine[:, 6:24].sum(1) + pos[:, BAR]) / 15.0], axis=1)
+
+
+def hit_chance(positions: np.ndarray) -> np.ndarray:
+    """Backgammon: chance (B,) that the side on roll hits at least one opponent blot with its roll
+    (direct and indirect shots over open points; model/net/shots.py)."""
+    return ROLL_WEIGHTS @ (hits_by_roll(positions) != 0)
+
+
+def num_features(game: str) -> int:
+    """Length F of the feature vector for ``game``."""
+    return 24 * 8 + 4 + 2 * 6 + 1 + (2 if game == "backgammon" else 0)
+
+
+def encode(game: str, positions: np.ndarray) -> np.ndarray:
+    """Features (B, F) float32 of positions (B, 28) seen by the side on roll."""
+    pos = np.asarray(positions, dtype=np.int8)
+    b = len(pos)
+    out = np.empty((b, num_features(game)), dtype=np.float32)
+    out[:, :192] = _UNITS[pos[:, :24].astype(np.int64) + 15].reshape(b, 192)
+    out[:, 192] = pos[:, BAR] / 2.0
+    out[:, 193] = pos[:, OPP_BAR] / 2.0
+    out[:, 194] = pos[:, OFF] / 15.0
+    out[:, 195] = pos[:, OPP_OFF] / 15.0
+    out[:, 196:202] = _side_summary(game, pos)
+    out[:, 202:208] = _side_summary(game, flip(game, pos))
+    out[:, 208] = has_contact(game, pos)
+    if game == "backgammon":
+        out[:, 209] = hit_chance(pos)
+        out[:, 210] = hit_chance(flip(game, pos))
+    return out

@@ -1,0 +1,94 @@
+"""Tesauro's pubeval (1993): the standard benchmark opponent, a linear score of the position after a play.
+
+For thirty years bots have reported their strength as points per game against it (see
+../shared/PUBEVAL.md). The encoding, read from the position AFTER the play in the mover's frame (the
+side that played, which moves 24 -> 1): for the mover's point p = 24 down to 1, block j = 24 - p,
+k = 5 j, with n the signed count on p (+ mover, - opponent):
+
+    x[k]   = 1 if n == -1            (an opponent blot; opponent points are not encoded)
+    x[k+1] = 1 if n == 1
+    x[k+2] = 1 if n >= 2
+    x[k+3] = 1 if n == 3
+    x[k+4] = (n - 3) / 2 if n >= 4
+    x[120] = opponent checkers on the bar / 2
+    x[121] = mover's checkers borne off / 15
+
+The mover's own bar is not encoded. Score = weights . x, with the race weights when the position
+BEFORE the play has no contact and the contact weights otherwise; a play that bears off the last
+checker scores highest. Pubeval plays the legal play with the highest score.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from engine.board import CHECKERS, OFF, OPP_BAR, POINTS, has_contact
+
+from model.players.heuristic import best_plays
+from model.players.base import Player
+
+WEIGHTS_FILE = Path(__file__).parent / "data" / "pubeval_weights.json"
+NUM_INPUTS = 122
+WIN_SCORE = 1e9  # above any linear score: bearing off the last checker wins the game
+
+
+@lru_cache(maxsize=1)
+def load_weights() -> tuple[np.ndarray, np.ndarray]:
+    """(race, contact) weight vectors, 122 each, from model/data/pubeval_weights.json."""
+    data = json.loads(WEIGHTS_FILE.read_text())
+    race = np.asarray(data["race"], dtype=np.float64)
+    contact = np.asarray(data["contact"], dtype=np.float64)
+    if race.shape != (NUM_INPUTS,) or contact.shape != (NUM_INPUTS,):
+        raise ValueError(f"{WEIGHTS_FILE} must hold 'race' and 'contact' lists of {NUM_INPUTS} weights")
+    return race, contact
+
+
+def pubeval_inputs(positions: np.ndarray) -> np.ndarray:
+    """Pubeval's 122 inputs (N, 122) of positions (N, 28) seen by the side that just played."""
+    pos = np.atleast_2d(np.asarray(positions))
+    n = pos[:, POINTS][:, ::-1].astype(np.float64)  # (N, 24): block j is the mover's point 24 - j
+    blocks = np.zeros((len(pos), 24, 5))
+    blocks[..., 0] = n == -1
+    blocks[..., 1] = n == 1
+    blocks[..., 2] = n >= 2
+    blocks[..., 3] = n == 3
+    blocks[..., 4] = np.where(n >= 4, (n - 3) / 2, 0.0)
+    x = np.empty((len(pos), NUM_INPUTS))
+    x[:, :120] = blocks.reshape(len(pos), 120)
+    x[:, 120] = pos[:, OPP_BAR] / 2.0
+    x[:, 121] = pos[:, OFF] / float(CHECKERS)
+    return x
+
+
+def pubeval_scores(positions: np.ndarray, race: np.ndarray) -> np.ndarray:
+    """Scores (N,) of after-play positions; ``race`` (N,) picks the race weights (no contact before).
+
+    A position whose mover has borne off all fifteen gets WIN_SCORE, above every linear score.
+    """
+    race_w, contact_w = load_weights()
+    x = pubeval_inputs(positions)
+    score = np.where(np.asarray(race, dtype=bool), x @ race_w, x @ contact_w)
+    return np.where(np.atleast_2d(positions)[:, OFF] == CHECKERS, WIN_SCORE, score)
+
+
+class PubevalPlayer(Player):
+    """Plays the legal play with the highest pubeval score (backgammon only)."""
+
+    name = "pubeval"
+
+    def __init__(self, game: str = "backgammon"):
+        if game != "backgammon":
+            raise ValueError(f"pubeval plays backgammon only, not {game!r}")
+        super().__init__(game)
+
+    def scores(self, positions, dice, children, parent):
+        """Pubeval's score of every child (N,); race weights where the position before had no contact."""
+        race = ~has_contact(self.game, positions)  # (B,): judged BEFORE the play
+        return pubeval_scores(children, race[parent])
+
+    def select(self, positions, dice, children, parent):
+        return best_plays(self.scores(positions, dice, children, parent), children, parent, len(positions))

@@ -1,0 +1,106 @@
+"""Look-ahead: n-ply evaluation of positions, batched over positions, rolls and replies.
+
+For a position S with side X on roll, the n-ply probabilities (X's view) are
+
+    P_0(S) = the network's output
+    P_n(S) = sum over the 21 rolls r (weights 1/36 for doubles, 2/36 otherwise) of
+             flip( P_{n-1}( flip(best_r) ) )
+
+where best_r is the play X would make with roll r, chosen by 0-ply equity (as gnubg does inside its
+search: the move at an inner node is picked by the quick evaluation and then looked at more deeply).
+A finished game scores its exact result. Every level is one legal_plays call and one network call
+for the whole frontier: positions x rolls.
+
+At the root, ``rank_children`` first scores every candidate at 0-ply and keeps the promising ones
+(a move filter in the spirit of gnubg's: at most ``keep`` plays within ``margin`` equity of the best)
+before looking deeper, so a 2-ply hint costs a few network calls of some ten thousand positions.
+
+``net`` is anything with ``config`` and ``probabilities(positions, device)``: a model.net.network.OutcomeNet
+or a model.net.inference.NumpyNet.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.board import CHECKERS, OFF, flip, winner_score
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+
+from model.net.equity import cubeless_equity, flip_probs, outcome_targets
+from model.players.net_player import child_probabilities
+from model.players.base import group_argmax
+
+
+def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu") -> np.ndarray:
+    """n-ply probabilities (B, K) of positions (B, 28), each for its side on roll."""
+    game = net.config.game
+    positions = np.asarray(positions, dtype=np.int8)
+    if plies <= 0 or len(positions) == 0:
+        return net.probabilities(positions, device)
+    n = len(positions)
+    rolls = len(ALL_ROLLS)
+    frontier = np.repeat(positions, rolls, axis=0)  # (B*21, 28)
+    dice = np.tile(ALL_ROLLS, (n, 1))
+    children, parent = legal_plays(game, frontier, dice)
+    probs = child_probabilities(net, children, device)  # mover's view
+    best = group_argmax(cubeless_equity(game, probs), parent, len(frontier))
+    chosen = children[best]
+    done = chosen[:, OFF] == CHECKERS
+    value = np.empty((len(frontier), probs.shape[1]))
+    value[done] = outcome_targets(game, winner_score(game, chosen[done]))
+    if (~done).any():
+        if plies == 1:
+            value[~done] = probs[best[~done]]
+        else:
+            deeper = evaluate_positions(net, flip(game, chosen[~done]), plies - 1, device)
+            value[~done] = flip_probs(game, deeper)
+    weights = np.tile(ROLL_WEIGHTS, n)[:, None]
+    return (value * weights).reshape(n, rolls, -1).sum(axis=1)
+
+
+def children_probabilities(net, children: np.ndarray, plies: int, device="cpu") -> np.ndarray:
+    """n-ply probabilities (N, K) of children (the mover just played), from the mover's view."""
+    if plies <= 0:
+        return child_probabilities(net, children, device)
+    game = net.config.game
+    done = children[:, OFF] == CHECKERS
+    out = np.empty((len(children), net.config.outputs))
+    out[done] = outcome_targets(game, winner_score(game, children[done]))
+    if (~done).any():
+        out[~done] = flip_probs(game, evaluate_positions(net, flip(game, children[~done]), plies, device))
+    return out
+
+
+def rank_children(net, children: np.ndarray, plies: int, keep: int = 8, margin: float = 0.16,
+                  device="cpu", utility=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Children of ONE position scored for ranking: (utility, probs, depth) per child.
+
+    Every child gets its 0-ply value; at plies > 0 the best ``keep`` children within ``margin`` of
+    the best 0-ply utility are evaluated at ``plies`` and ranked by that. ``depth`` says which ply
+    each child's numbers come from; rank by depth first, then utility (``ranking_order``).
+    ``utility`` maps probabilities to the value to maximise
+    (default: cubeless equity).
+    """
+    game = net.config.game
+    utility = utility or (lambda p: cubeless_equity(game, p))
+    probs = child_probabilities(net, children, device)
+    util = utility(probs)
+    depth = np.zeros(len(children), dtype=np.int64)
+    if plies > 0 and len(children) > 1:
+        order = np.argsort(-util, kind="stable")
+        cand = order[:keep]
+        cand = cand[util[cand] >= util[order[0]] - margin]
+        deep = children_probabilities(net, children[cand], plies, device)
+        probs[cand] = deep
+        util[cand] = utility(deep)
+        depth[cand] = plies
+    elif plies > 0:
+        probs = children_probabilities(net, children, plies, device)
+        util = utility(probs)
+        depth[:] = plies
+    return util, probs, depth
+
+
+def ranking_order(util: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Indices best first: plays looked at more deeply first, then by utility."""
+    return np.lexsort((-util, -depth))

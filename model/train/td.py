@@ -1,0 +1,195 @@
+"""TD(lambda) self-play: actors play many games side by side, a learner fits the lambda-returns.
+
+The two halves talk through plain arrays, so they can live in different processes or machines:
+
+    actor.set_weights(learner.weights())
+    batch = actor.play(min_samples)          # Experience: positions (N, 28) int8, targets (N, K)
+    metrics = learner.update(batch.positions, batch.targets)
+
+The actor keeps ``games`` games in flight at once; every ply is one legal_plays call and one network
+call for all of them, and a finished game's slot starts a new game at once. A game's positions are
+recorded as the side on roll sees them after each play (x_0, x_1, ..., x_T), with the value V(x_t)
+the network gave them when the play was chosen (the final one is the exact result). Targets are
+the offline lambda-returns, computed backwards once the game ends:
+
+    G_T = V(x_T)                                     (the result, or the network's value if cut off)
+    G_t = flip((1 - lambda) V(x_{t+1}) + lambda G_{t+1})
+
+``flip`` turns probabilities to the other side's view, since x_t and x_{t+1} have different sides on
+roll. Fitting V(x_t) to G_t is the forward view of TD(lambda) (Sutton & Barto, ch. 12).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from engine.board import CHECKERS, OFF, flip, start_position, winner_score
+from engine.movegen import legal_plays
+
+from model.net.equity import cubeless_equity, flip_probs
+from model.net.features import encode
+from model.net.network import OutcomeNet
+from model.players.net_player import child_probabilities
+from model.players.base import group_argmax
+
+
+@dataclass
+class Experience:
+    """What actors hand to the learner, plus what they saw on the way."""
+
+    positions: np.ndarray  # (N, 28) int8, side on roll's view
+    targets: np.ndarray  # (N, K) float32 lambda-returns
+    games: int = 0  # games finished
+    plies: int = 0  # plies played
+    results: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # |points| of each game
+    cut_off: int = 0  # games stopped at the ply cap
+
+
+def opening_dice(game: str, rng: np.random.Generator, n: int) -> np.ndarray:
+    """Dice for the first play of a game (n, 2).
+
+    Backgammon: each side throws one die, ties are thrown again, the higher plays the two dice
+    thrown, so the first roll is never a double and every non-double is equally likely.
+    Long nardi: the winner of the single-die throw throws both dice afresh: any roll.
+    """
+    if game == "nardi":
+        return rng.integers(1, 7, (n, 2))
+    a = rng.integers(1, 7, n)
+    b = rng.integers(1, 6, n)
+    b = b + (b >= a)
+    return np.stack([a, b], axis=1)
+
+
+def lambda_returns(game: str, values: np.ndarray, lengths: np.ndarray, lam: float) -> np.ndarray:
+    """Lambda-returns (G, L, K) of G games padded to L plies; values[g, t] is V(x_t), side on roll.
+
+    G_{L_g - 1} = V(x_{L_g - 1});  G_t = flip((1 - lam) V(x_{t+1}) + lam G_{t+1}).
+    Entries at t >= lengths[g] are zero.
+    """
+    width = values.shape[1]
+    out = np.zeros_like(values)
+    for t in range(width - 1, -1, -1):  # a loop over plies, vectorised over games
+        last = lengths - 1 == t
+        out[last, t] = values[last, t]
+        inner = t < lengths - 1
+        if inner.any():
+            mixed = (1 - lam) * values[inner, t + 1] + lam * out[inner, t + 1]
+            out[inner, t] = flip_probs(game, mixed)
+    return out
+
+
+class SelfPlayActor:
+    """Plays ``games`` self-play games at once with a copy of the network, greedy at 0-ply."""
+
+    def __init__(self, net: OutcomeNet, games: int = 256, lam: float = 0.7, seed: int = 0,
+                 device="cpu", max_plies: int = 600, explore: float = 0.0):
+        self.game = net.config.game
+        self.net = OutcomeNet(net.config).to(device)
+        self.net.load_state_dict(net.state_dict())
+        self.net.eval()
+        self.device = device
+        self.lam = lam
+        self.explore = explore
+        self.rng = np.random.default_rng(seed)
+        self.max_plies = max_plies
+        self.n = games
+        k = net.config.outputs
+        self.pos = start_position(self.game, games)
+        self.ply = np.zeros(games, dtype=np.int64)  # plies played in each slot's current game
+        self.hist_pos = np.zeros((max_plies, games, 28), dtype=np.int8)
+        self.hist_val = np.zeros((max_plies, games, k), dtype=np.float32)
+
+    def set_weights(self, state_dict: dict) -> None:
+        self.net.load_state_dict(state_dict)
+
+    def _step(self) -> np.ndarray:
+        """Play one ply in every slot; return the chosen children (mover's view)."""
+        dice = self.rng.integers(1, 7, (self.n, 2))
+        opening = self.ply == 0
+        if opening.any():
+            dice[opening] = opening_dice(self.game, self.rng, int(opening.sum()))
+        children, parent = legal_plays(self.game, self.pos, dice)
+        probs = child_probabilities(self.net, children, self.device)
+        pick = group_argmax(cubeless_equity(self.game, probs), parent, self.n)
+        if self.explore > 0:
+            wander = self.rng.random(self.n) < self.explore
+            if wander.any():
+                count = np.bincount(parent, minlength=self.n)
+                start = np.cumsum(count) - count
+                rand = start + (self.rng.random(self.n) * count).astype(np.int64)
+                pick = np.where(wander, rand, pick)
+        chosen = children[pick]
+        after = flip(self.game, chosen)  # x_t: the next side on roll
+        slot = np.arange(self.n)
+        t = self.ply
+        self.hist_pos[t, slot] = after
+        self.hist_val[t, slot] = flip_probs(self.game, probs[pick])
+        return chosen
+
+    def play(self, min_samples: int) -> Experience:
+        """Play until at least ``min_samples`` positions of finished games are collected."""
+        pos_out, tgt_out, results = [], [], []
+        samples = plies = games = cut = 0
+        while samples < min_samples:
+            chosen = self._step()
+            plies += self.n
+            self.ply += 1
+            over = chosen[:, OFF] == CHECKERS
+            capped = ~over & (self.ply >= self.max_plies)
+            ended = np.flatnonzero(over | capped)
+            if len(ended):
+                lengths = self.ply[ended]
+                width = int(lengths.max())
+                vals = self.hist_val[:width, ended].transpose(1, 0, 2)  # (G, L, K)
+                rets = lambda_returns(self.game, vals, lengths, self.lam)
+                keep = np.arange(width)[None, :] < (lengths - 1)[:, None]  # x_T itself is exact
+                pos_out.append(self.hist_pos[:width, ended].transpose(1, 0, 2)[keep])
+                tgt_out.append(rets[keep])
+                samples += int(keep.sum())
+                results.append(winner_score(self.game, chosen[ended[over[ended]]]))
+                games += int(over.sum())
+                cut += int(capped.sum())
+                self.pos[ended] = start_position(self.game, len(ended))
+                self.ply[ended] = 0
+            live = np.flatnonzero(~(over | capped))
+            self.pos[live] = flip(self.game, chosen[live])
+        return Experience(np.concatenate(pos_out), np.concatenate(tgt_out).astype(np.float32),
+                          games, plies, np.concatenate(results).astype(np.int8), cut)
+
+
+class TDLearner:
+    """Fits the network's outputs to lambda-returns with Adam, in minibatches."""
+
+    def __init__(self, net: OutcomeNet, lr: float = 1e-3, batch_size: int = 512, device="cpu",
+                 seed: int = 0):
+        self.net = net.to(device)
+        self.device = device
+        self.batch_size = batch_size
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=lr)
+        self.gen = torch.Generator().manual_seed(seed)
+        self.steps = 0
+
+    def weights(self) -> dict:
+        return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
+
+    def update(self, positions: np.ndarray, targets: np.ndarray) -> dict:
+        """One pass over the samples in random minibatches; returns mean loss."""
+        self.net.train()
+        x = torch.from_numpy(encode(self.net.config.game, positions)).to(self.device)
+        y = torch.from_numpy(targets).to(self.device)
+        order = torch.randperm(len(x), generator=self.gen).to(self.device)
+        total, batches = 0.0, 0
+        for i in range(0, len(x), self.batch_size):
+            idx = order[i : i + self.batch_size]
+            loss = torch.nn.functional.mse_loss(self.net(x[idx]), y[idx], reduction="sum") / len(idx)
+            self.opt.zero_grad(set_to_none=True)
+            loss.backward()
+            self.opt.step()
+            total += float(loss.detach())
+            batches += 1
+            self.steps += 1
+        self.net.eval()
+        return {"loss": total / max(batches, 1), "samples": len(x)}

@@ -1,0 +1,112 @@
+"""evaluate.py from the command line: a tiny match, its JSON, the subcommand dispatch, and bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.formats.matfile import read_mat
+from tests.helpers import GNUBG, gnubg_import, replay
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """Run evaluate.py with ``args`` in a fresh single-threaded interpreter."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], check=False, cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_tiny_match_prints_and_writes_json(tmp_path):
+    """heuristic vs random: the summary lines, and JSON with every figure and the exact settings."""
+    out = tmp_path / "match.json"
+    done = run("heuristic", "random", "--games", "20", "--batch", "8", "--seed", "3", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "A points per game: +" in done.stdout and "games/s" in done.stdout
+    blob = json.loads(out.read_text())
+    assert blob["settings"] == {"a": "heuristic", "b": "random", "game": "backgammon", "games": 20, "seed": 3,
+                                "batch": 8, "device": "auto", "json": str(out), "max_plies": 3000,
+                                "threads": 1, "no_progress": False, "mat": None}
+    assert blob["device_used"] == "cpu"  # baselines run on numpy
+    result = blob["result"]
+    assert result["games"] == 20 and result["pairs"] == 10 and result["ppg"] > 0
+    assert result["ci95_low"] < result["ppg"] < result["ci95_high"]
+    assert {"a_win", "a_gammon", "a_backgammon", "b_win", "games_per_s", "capped_games"} <= set(result)
+
+
+def test_the_match_subcommand_is_the_default_command(tmp_path):
+    """`evaluate.py match A B ...` and `evaluate.py A B ...` play the same games (nardi here)."""
+    plain, named = tmp_path / "plain.json", tmp_path / "named.json"
+    args = ["heuristic", "random", "--game", "nardi", "--games", "8", "--seed", "1"]
+    assert run(*args, "--json", str(plain)).returncode == 0
+    assert run("match", *args, "--json", str(named)).returncode == 0
+    first, second = json.loads(plain.read_text())["result"], json.loads(named.read_text())["result"]
+    assert first["ppg"] == second["ppg"] and "a_mars" in first and "a_backgammon" not in first
+
+
+@pytest.mark.parametrize("args, message", [
+    (["heuristic", "random", "--games", "7"], "even"),
+    (["heuristic", "random", "--bogus"], "unrecognized arguments"),
+    (["heuristic", "random", "--game", "chess"], "invalid choice"),
+    (["heuristic", "alphazero"], "unknown player 'alphazero'"),
+    (["heuristic", "missing/net.pt"], "checkpoint not found"),
+    (["pubeval", "random", "--game", "nardi"], "backgammon only"),
+    (["heuristic"], "required"),
+    (["heuristic", "random", "--game", "nardi", "--mat", "games.mat"], "--mat: .mat files hold backgammon only"),
+    (["heuristic", "random", "--mat", "/nonexistent/games.mat"], "no such folder"),
+])
+def test_bad_input_is_one_line_and_exit_2(args, message):
+    """Bad flags, unknown players, missing checkpoints: one error line on stderr, status 2, no traceback."""
+    done = run(*args)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evaluate.py: error:") and message in lines[0]
+
+
+def test_a_corrupt_checkpoint_is_refused(tmp_path):
+    """A file that is not a checkpoint: one error line naming it, status 2."""
+    bad = tmp_path / "broken.pt"
+    bad.write_bytes(b"not a checkpoint at all")
+    done = run(str(bad), "random", "--games", "2")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "broken.pt" in lines[0] and "Traceback" not in done.stderr
+
+
+def test_a_checkpoint_plays_and_a_wrong_game_is_refused(tmp_path):
+    """A saved (untrained) nardi net plays through its path; asked to play backgammon it is refused."""
+    checkpoint = pytest.importorskip("model.net.checkpoint")
+    from model.net.network import NetConfig, OutcomeNet
+
+    path = tmp_path / "nardi_net.pt"
+    checkpoint.save(path, OutcomeNet(NetConfig(game="nardi")))
+    out = tmp_path / "net.json"
+    done = run(str(path), "random", "--game", "nardi", "--games", "4", "--device", "cpu", "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    assert json.loads(out.read_text())["result"]["a"] == "nardi_net"
+    wrong = run(str(path), "random", "--games", "2")
+    assert wrong.returncode == 2 and "nardi" in wrong.stderr and len(wrong.stderr.strip().splitlines()) == 1
+
+
+def test_mat_saves_every_game_for_gnubg(tmp_path):
+    """--mat: every game in a .mat money session named after the specs, A on the left, legal plays, the
+    results the JSON counts; gnubg imports the same games with the same winners (if installed)."""
+    mat, out = tmp_path / "games.mat", tmp_path / "games.json"
+    done = run("pubeval", "heuristic", "--games", "6", "--seed", "2", "--mat", str(mat), "--json", str(out))
+    assert done.returncode == 0, done.stderr
+    record = read_mat(mat.read_text())
+    assert record.match_length == 0 and record.names == ("pubeval", "heuristic") and len(record.games) == 6
+    assert [last for last, _ in replay(record)] == [game.winner for game in record.games]
+    a_points = sum(game.points if game.winner == 0 else -game.points for game in record.games)
+    assert a_points == pytest.approx(6 * json.loads(out.read_text())["result"]["ppg"])
+    if not os.access(GNUBG, os.X_OK):
+        return  # Debian's gnubg is not installed: the file's own checks above are all
+    imported = gnubg_import(mat, tmp_path)
+    assert [imported["match-info"][side]["name"] for side in "XO"] == ["pubeval", "heuristic"]
+    assert ["XO".index(game["info"]["winner"]) for game in imported["games"]] == [g.winner for g in record.games]

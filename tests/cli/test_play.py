@@ -1,0 +1,287 @@
+"""The terminal game (model/cli/play.py): whole games of both games driven through stdin, bad input
+answered with the reason and a new prompt, bad flags refused, and the bot's cube and resignation rule."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine import game as g
+from engine.board import start_position
+from engine.formats.matfile import DOUBLE, read_mat
+from engine.notation import format_play
+from model.cli import play as play_cli
+from model.cli.play import BOT, HUMAN, Console, Table
+from tests.helpers import ROOT, save_tiny_checkpoints
+from tests.helpers import GNUBG, gnubg_import, replay
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory):
+    """A tiny untrained network per game, saved as a checkpoint (its probabilities drive the cube rule)."""
+    return save_tiny_checkpoints(tmp_path_factory.mktemp("ck"))
+
+
+def run_cli(args, text: str | bytes = b"", timeout=120) -> subprocess.CompletedProcess:
+    """``python -m model.cli.play args`` with ``text`` on stdin."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    data = text.encode() if isinstance(text, str) else text
+    return subprocess.run([sys.executable, "-m", "model.cli.play", *map(str, args)], input=data,
+                          capture_output=True, cwd=ROOT, env=env, timeout=timeout, check=False)
+
+
+@pytest.mark.parametrize("game", ["backgammon", "nardi"])
+def test_scripted_match_to_the_end(game, checkpoints):
+    """A whole 3-point match of each game, the person's side typed by --autoplay-human, ends cleanly."""
+    args = ["--game", game, "--match", 3, "--bot", checkpoints[game], "--seed", 3, "--autoplay-human"]
+    done = run_cli(args)
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stderr == b""
+    assert "match over: you" in out
+    final = out.rsplit("match over: you ", 1)[1].split(":")[0]  # "X, bot Y"
+    you, bot = int(final.split(",")[0]), int(final.split("bot ")[1])
+    assert max(you, bot) >= 3
+    assert out.count("your move (") > 5 and "the bot rolls" in out
+
+
+def test_garbage_input_gets_reasons_and_new_prompts(checkpoints):
+    """Unreadable text, an illegal move, actions the phase refuses and stray bytes each get their reason
+    and the same prompt again; the end of input ends the session with a message, no traceback."""
+    lines = b"hello\n24/1\ndouble\ntake\nroll\n\xff\xfe\nresign bogus\naccept\n"
+    done = run_cli(["--bot", checkpoints["backgammon"], "--seed", 5, "--you-first"], lines)
+    out, err = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in err and err == ""
+    assert "cannot read 'hello'" in out
+    assert "24/1: 23 pips is not a die of" in out
+    assert "no double: a side may double only before its roll" in out
+    assert "no take: there is no double to answer" in out
+    assert "no roll now: the dice are already thrown" in out
+    assert "resign bogus: say resign single" in out
+    assert "no resignation offer waits for an answer" in out
+    assert out.count("your move (") == 9  # the first prompt and one after each of the 8 bad lines
+    assert "input ended: the session ends here" in out
+
+
+def test_quit_and_bad_flags(checkpoints):
+    """quit ends the session cleanly; bad flags and a missing bot give one line on stderr and status 2."""
+    done = run_cli(["--bot", "heuristic", "--seed", 1, "--you-first"], "quit\n")
+    assert done.returncode == 0 and "you quit" in done.stdout.decode()
+    for args in (["--game", "chess"], ["--bot", "/nonexistent/x.pt"], ["--match", 3, "--games", 2],
+                 ["--match", 99], ["--game", "nardi", "--bot", checkpoints["backgammon"]]):
+        done = run_cli(args)
+        err = done.stderr.decode()
+        assert done.returncode == 2, (args, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (args, err)
+
+
+class Typist:
+    """An input stream that types, for each prompt, the first legal play in the notation (or an answer),
+    computed from the table's state as a person reading the board would."""
+
+    def __init__(self):
+        self.table: Table | None = None
+        self.typed: list[str] = []
+
+    def readline(self) -> str:
+        state = self.table.state
+        if state.resignation is not None:
+            line = "accept"
+        elif state.phase is g.Phase.TAKE:
+            line = "drop"
+        elif state.phase is g.Phase.ROLL:
+            line = "roll"
+        else:
+            line = format_play(state.game, state.position, state.plays[0], state.dice)
+        self.typed.append(line)
+        return line + "\n"
+
+
+def test_typed_moves_play_a_nardi_game(checkpoints):
+    """A long-nardi game played through typed move text (parse_play), against a checkpoint, to its end."""
+    from model.bot import Bot
+
+    typist, out = Typist(), io.StringIO()
+    table = Table(Bot.load(str(checkpoints["nardi"]), game="nardi"), g.Rules(game="nardi", session_games=1),
+                  np.random.default_rng(7), Console(typist, out), you_first=True)
+    typist.table = table
+    assert table.run() == 0
+    text = out.getvalue()
+    assert "session over" in text and table.match.is_over
+    assert sum("/" in line for line in typist.typed) > 10  # real moves were typed and accepted
+    assert "not a legal play" not in text and "cannot read" not in text
+
+
+class StubBot:
+    """A bot whose network always gives the same probabilities (seen by the side on roll)."""
+
+    name, game = "stub", "backgammon"
+    net = object()
+
+    def __init__(self, probs):
+        self.probs = probs
+
+    def evaluate(self, position):
+        return {"probs": dict(zip(["win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"],
+                                  self.probs))}
+
+
+def _state(mover, rules=None, cube=1, owner=None, score=(0, 0)):
+    match = g.MatchState(rules=rules or g.Rules(), score=score)
+    return g.resume_game(match, start_position("backgammon"), mover, cube=cube, cube_owner=owner)
+
+
+def test_bot_cube_rule_follows_model_cube():
+    """The bot doubles a near-certain win and not an even game, drops a hopeless take, takes a fair one,
+    and never doubles where the rules forbid it (cube owned by the person)."""
+    sure, even = StubBot([0.97, 0.0, 0.0, 0.0, 0.0]), StubBot([0.5, 0.1, 0.0, 0.1, 0.0])
+    assert play_cli.bot_doubles(sure, _state(BOT))
+    assert not play_cli.bot_doubles(even, _state(BOT))
+    assert not play_cli.bot_doubles(sure, _state(BOT, cube=2, owner=HUMAN))
+    doubled = g.double(_state(HUMAN))
+    # the stub's probabilities are seen by the side on roll, the doubling person
+    assert play_cli.take_advice(StubBot([0.95, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "pass"
+    assert play_cli.take_advice(StubBot([0.6, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "take"
+
+
+def test_bot_resigns_and_answers_resignations():
+    """A lost bot offers the level it loses by; it accepts an offer worth its equity, not a smaller one."""
+    lost_gammon = StubBot([0.0, 0.0, 0.0, 1.0, 0.0])
+    assert play_cli.bot_resignation(lost_gammon, _state(BOT)) == 2
+    assert play_cli.bot_resignation(StubBot([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
+    assert play_cli.bot_resignation(StubBot([0.3, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) is None
+    offer = g.offer_resignation(_state(HUMAN), HUMAN, 1)  # the stub's view is the person's, on roll
+    assert play_cli.bot_accepts(StubBot([0.2, 0.0, 0.0, 0.0, 0.0]), offer)  # bot's equity +0.6 < 1
+    assert not play_cli.bot_accepts(StubBot([0.1, 0.0, 0.0, 0.9, 0.0]), offer)  # bot expects a gammon
+
+
+def test_person_doubles_and_bot_answers():
+    """The person types double; the bot drops a hopeless position (game over, the person scores the cube)
+    and takes a fair one (the cube turns to 2, owned by the bot)."""
+    for probs, result in (([0.97, 0.0, 0.0, 0.0, 0.0], "dropped"), ([0.55, 0.0, 0.0, 0.0, 0.0], "took")):
+        out = io.StringIO()
+        console = Console(io.StringIO("double\n"), out)
+        table = Table(StubBot(probs), g.Rules(), np.random.default_rng(0), console, you_first=True)
+        table.state = _state(HUMAN)
+        table.person_acts()
+        assert table.state.phase is g.Phase.TAKE and "you double to 2" in out.getvalue()
+        table.bot_acts()
+        if result == "dropped":
+            result = table.state.result
+            assert table.state.is_over and result.winner == HUMAN and result.points == 1
+        else:
+            assert (table.state.cube, table.state.cube_owner, table.state.phase) == (2, BOT, g.Phase.ROLL)
+
+
+def test_person_answers_a_bot_double():
+    """When the bot doubles the person is asked take or drop; a wrong word gets the reason; drop ends it."""
+    out = io.StringIO()
+    table = Table(StubBot([0.9, 0.0, 0.0, 0.0, 0.0]), g.Rules(match_length=5), np.random.default_rng(0),
+                  Console(io.StringIO("maybe\ndrop\n"), out), you_first=False)
+    table.state = _state(BOT, rules=g.Rules(match_length=5))
+    table.bot_acts()
+    assert table.state.phase is g.Phase.TAKE
+    table.person_acts()
+    text = out.getvalue()
+    assert "the bot doubles to 2" in text and "'maybe': the bot doubled: type take, drop" in text
+    assert table.state.is_over and table.state.result.how == "dropped" and table.state.result.winner == BOT
+
+
+def test_hint_lists_legal_plays_best_first(checkpoints):
+    """hint shows the bot's top plays, best first, each a legal play of the person's roll."""
+    from engine.notation import parse_play
+    from model.bot import Bot
+
+    out = io.StringIO()
+    table = Table(Bot.load(str(checkpoints["backgammon"])), g.Rules(), np.random.default_rng(0),
+                  Console(io.StringIO(), out), you_first=True)
+    table.state = g.roll(_state(HUMAN), (5, 1))
+    table.hint()
+    rows = [line.split(".", 1)[1] for line in out.getvalue().splitlines()]
+    assert len(rows) == play_cli.HINT_PLAYS
+    equities = [float(row.split("equity ")[1].split()[0]) for row in rows]
+    assert equities == sorted(equities, reverse=True)
+    legal = {bytes(p) for p in table.state.plays}
+    for row in rows:
+        move = row.split("equity")[0].strip()
+        assert bytes(parse_play("backgammon", table.state.position, (5, 1), move)) in legal
+
+
+def test_random_input_never_escapes(checkpoints):
+    """Random commands, move-like junk and control characters, many lines of them, in matches and money
+    sessions of both games: every line is answered, and the session ends cleanly at the end of input."""
+    from model.bot import Bot
+
+    rnd = np.random.default_rng(0)
+    words = ["roll", "double", "take", "drop", "beaver", "accept", "reject", "resign", "resign gammon",
+             "resign 3", "resign mars", "hint", "board", "help", "", "24/18", "13/7 8/7", "bar/22", "6/off",
+             "8/5(2)", "25/0", "0/5", "13/7*", "24/18/13", "b/20", "o/1", "1/off(4)", "13/7(9)", "//", "(((",
+             "24/-1", "99/1", "13 7", "13/7,8/7", "\u00e4/\u00fc", "\x00", "1e9/1"]
+    sessions = [("backgammon", 0), ("backgammon", 3), ("nardi", 0), ("nardi", 3)]
+    for trial, (game, length) in enumerate(sessions):
+        bot = Bot.load(str(checkpoints[game]), game=game)
+        lines = "\n".join(rnd.choice(words) for _ in range(200)) + "\n"
+        rules = g.Rules(game=game, match_length=length, session_games=0 if length else 2)
+        out = io.StringIO()
+        console = Console(io.StringIO(lines), out)
+        table = Table(bot, rules, np.random.default_rng(trial), console, you_first=trial % 2 == 0)
+        assert table.run() == 0
+        assert "input ended" in out.getvalue() or "over: you" in out.getvalue()
+
+
+class NardiStub(StubBot):
+    """The stub for long nardi: [win, win mars, lose mars]."""
+
+    game = "nardi"
+
+    def evaluate(self, position):
+        return {"probs": dict(zip(["win", "win_mars", "lose_mars"], self.probs))}
+
+
+def test_nardi_bot_resigns_and_answers():
+    """Long nardi: a lost bot offers a mars when it loses one, a single game otherwise; it accepts the
+    person's offer worth at least its cubeless equity."""
+    match = g.new_match(g.Rules(game="nardi"))
+    state = g.resume_game(match, start_position("nardi"), BOT)
+    assert play_cli.bot_resignation(NardiStub([0.0, 0.0, 1.0]), state) == 2
+    assert play_cli.bot_resignation(NardiStub([0.0, 0.0, 0.0]), state) == 1
+    assert play_cli.bot_resignation(NardiStub([0.5, 0.1, 0.1]), state) is None
+    offer = g.offer_resignation(g.resume_game(match, start_position("nardi"), HUMAN), HUMAN, 1)
+    assert play_cli.bot_accepts(NardiStub([0.3, 0.0, 0.0]), offer)  # bot: equity +0.4 < 1 point
+    assert not play_cli.bot_accepts(NardiStub([0.05, 0.0, 0.8]), offer)  # bot expects a mars
+
+
+def test_mat_saves_the_session_for_gnubg(checkpoints, tmp_path):
+    """``evaluate.py play --mat``: the whole match (a double and take included) as .mat, the person "human"
+    on the left and the bot its checkpoint stem, every game with legal plays and the printed result;
+    gnubg imports it with the same games (if installed). A session cut short keeps the game in play
+    (unfinished); nardi is refused with one line, status 2."""
+    mat = tmp_path / "session.mat"
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "play", "--bot", str(checkpoints["backgammon"]),
+                           "--match", "3", "--seed", "1", "--autoplay-human", "--mat", str(mat)],
+                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=120, check=False)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    printed = [line for line in done.stdout.splitlines() if line.startswith(("you win ", "the bot wins "))]
+    record = read_mat(mat.read_text())
+    assert record.names == ("human", "backgammon") and record.match_length == 3
+    assert [(game.winner, game.points) for game in record.games] == [
+        (HUMAN if line.startswith("you") else BOT, int(line.rsplit(": ", 1)[1].split()[0])) for line in printed]
+    assert any(action.kind == DOUBLE for game in record.games for action in game.actions)
+    replay(record)
+    if os.access(GNUBG, os.X_OK):
+        imported = gnubg_import(mat, tmp_path)
+        assert [(game["info"]["winner"], game["info"]["points-won"]) for game in imported["games"]] == [
+            ("XO"[game.winner], game.points) for game in record.games]
+    cut = run_cli(["--bot", "heuristic", "--seed", 1, "--you-first", "--mat", tmp_path / "cut.mat"], "quit\n")
+    assert cut.returncode == 0
+    [unfinished] = read_mat((tmp_path / "cut.mat").read_text()).games
+    assert unfinished.winner is None and unfinished.scores == (0, 0)
+    nardi = run_cli(["--game", "nardi", "--mat", tmp_path / "nardi.mat"])
+    err = nardi.stderr.decode()
+    assert nardi.returncode == 2 and len(err.strip().splitlines()) == 1 and "backgammon only" in err

@@ -1,0 +1,60 @@
+"""Look-ahead: the batched n-ply evaluation equals the definition worked out one roll at a time."""
+
+import numpy as np
+import torch
+
+from engine.board import flip, start_position
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from engine.tools.sample import random_positions
+from model.net.equity import cubeless_equity, flip_probs
+from model.net.network import NetConfig, OutcomeNet
+from model.players.net_player import child_probabilities
+from model.search.lookahead import children_probabilities, evaluate_positions, rank_children, ranking_order
+
+
+def one_ply_by_hand(net, game, position):
+    """P_1(S) = sum_r w_r flip(P_0(flip(best_r))) with best_r by 0-ply equity, one roll at a time."""
+    total = 0
+    for roll, w in zip(ALL_ROLLS, ROLL_WEIGHTS):
+        kids, _ = legal_plays(game, position[None], roll[None])
+        probs = child_probabilities(net, kids)
+        total = total + w * probs[int(np.argmax(cubeless_equity(game, probs)))]
+    return total
+
+
+def test_one_ply_matches_the_definition():
+    """Batched 1-ply equals the roll-by-roll computation, for both games."""
+    torch.manual_seed(0)
+    for game in ("backgammon", "nardi"):
+        net = OutcomeNet(NetConfig(game, (16,)))
+        positions = np.concatenate([start_position(game, 1), random_positions(game, 3, seed=5)[0]])
+        got = evaluate_positions(net, positions, 1)
+        for i, pos in enumerate(positions):
+            np.testing.assert_allclose(got[i], one_ply_by_hand(net, game, pos), rtol=1e-5, atol=1e-6)
+
+
+def test_two_ply_is_one_ply_of_the_best_replies():
+    """P_2(S) averages, over the rolls, the 1-ply value of the position the 0-ply best play leaves."""
+    torch.manual_seed(1)
+    net = OutcomeNet(NetConfig("backgammon", (16,)))
+    pos = start_position("backgammon")
+    total = 0
+    for roll, w in zip(ALL_ROLLS, ROLL_WEIGHTS):
+        kids, _ = legal_plays("backgammon", pos[None], roll[None])
+        probs = child_probabilities(net, kids)
+        best = kids[int(np.argmax(cubeless_equity("backgammon", probs)))]
+        total = total + w * flip_probs("backgammon", evaluate_positions(net, flip("backgammon", best[None]), 1)[0])
+    np.testing.assert_allclose(evaluate_positions(net, pos[None], 2)[0], total, rtol=1e-5, atol=1e-6)
+
+
+def test_rank_children_filters_then_looks_deeper():
+    """Only candidates near the best are searched, and they rank above the rest."""
+    torch.manual_seed(2)
+    net = OutcomeNet(NetConfig("backgammon", (16,)))
+    kids, _ = legal_plays("backgammon", start_position("backgammon", 1), np.array([[6, 4]]))
+    util, probs, depth = rank_children(net, kids, 1, keep=3, margin=10.0)
+    assert (depth == 1).sum() == 3
+    order = ranking_order(util, depth)
+    assert (depth[order[:3]] == 1).all()
+    deep = depth == 1
+    np.testing.assert_allclose(probs[deep], children_probabilities(net, kids[deep], 1))

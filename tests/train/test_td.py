@@ -1,0 +1,69 @@
+"""TD(lambda) pieces: lambda-returns, the self-play actor and the learner."""
+
+import numpy as np
+import torch
+
+from engine.board import CHECKERS, OFF, is_valid
+from model.net.equity import flip_probs
+from model.net.network import NetConfig, OutcomeNet
+from model.train.td import SelfPlayActor, TDLearner, lambda_returns, opening_dice
+
+
+def test_lambda_returns_match_the_recursion_by_hand():
+    """G_T = V_T and G_t = flip((1-l) V_{t+1} + l G_{t+1}), for games of different lengths."""
+    rng = np.random.default_rng(0)
+    values = rng.random((2, 4, 5))
+    values[..., 1:3] *= values[..., :1]  # any numbers do; keep them in range
+    lengths = np.array([4, 2])
+    lam = 0.6
+    got = lambda_returns("backgammon", values, lengths, lam)
+    for g, n in enumerate(lengths):
+        expect = values[g, n - 1]
+        np.testing.assert_allclose(got[g, n - 1], expect)
+        for t in range(n - 2, -1, -1):
+            expect = flip_probs("backgammon", (1 - lam) * values[g, t + 1] + lam * expect)
+            np.testing.assert_allclose(got[g, t], expect)
+        assert not got[g, n:].any()
+
+
+def test_lambda_one_gives_the_final_result_to_every_position():
+    """With lambda = 1 every target is the game's result, seen by the side on roll at that ply."""
+    values = np.zeros((1, 3, 3))
+    values[0, 2] = [0.0, 0.0, 1.0]  # last side on roll lost a mars
+    got = lambda_returns("nardi", values, np.array([3]), 1.0)
+    np.testing.assert_allclose(got[0, 1], [1.0, 1.0, 0.0])  # the winner was on roll one ply earlier
+    np.testing.assert_allclose(got[0, 0], [0.0, 0.0, 1.0])
+
+
+def test_backgammon_opening_dice_are_never_doubles_and_cover_all_30_orders():
+    """The opening throw plays the two different single dice."""
+    dice = opening_dice("backgammon", np.random.default_rng(1), 20000)
+    assert (dice[:, 0] != dice[:, 1]).all()
+    assert len({tuple(d) for d in dice}) == 30
+
+
+def test_actor_plays_legal_games_and_learner_reduces_loss():
+    """Self-play yields valid positions with targets in [0, 1]; fitting them lowers the loss."""
+    torch.manual_seed(0)
+    for game in ("backgammon", "nardi"):
+        net = OutcomeNet(NetConfig(game, (16,)))
+        actor = SelfPlayActor(net, games=16, seed=3, max_plies=400)
+        exp = actor.play(600)
+        assert exp.games > 0 and len(exp.positions) >= 600
+        assert is_valid(game, exp.positions).all()
+        assert (exp.positions[:, OFF] < CHECKERS).all()
+        assert (exp.targets >= 0).all() and (exp.targets <= 1).all()
+        learner = TDLearner(net, lr=3e-3, batch_size=256)
+        first = learner.update(exp.positions, exp.targets)["loss"]
+        for _ in range(5):
+            last = learner.update(exp.positions, exp.targets)["loss"]
+        assert last < first
+
+
+def test_net_probabilities_are_consistent():
+    """Chained heads: win >= win gammon >= win backgammon, lose gammon <= 1 - win, etc."""
+    net = OutcomeNet(NetConfig("backgammon", (8,)))
+    with torch.no_grad():
+        p = net(torch.randn(500, net.config.inputs) * 3).numpy()
+    assert (p[:, 1] <= p[:, 0] + 1e-7).all() and (p[:, 2] <= p[:, 1] + 1e-7).all()
+    assert (p[:, 3] <= 1 - p[:, 0] + 1e-7).all() and (p[:, 4] <= p[:, 3] + 1e-7).all()
