@@ -16,12 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-import model.net  # noqa: E402
-
-if not hasattr(model.net, "__path__"):  # until the restructure makes model/net/ a package (net.py -> net/)
-    model.net.__path__ = [str(ROOT / "model" / "net")]
-
-from model.net import bearoff, bearoff_two_sided  # noqa: E402
+from model.net import bearoff, bearoff_two_sided
 
 
 def main(argv: list[str]) -> int:

@@ -59,7 +59,7 @@ import numpy as np
 
 from engine.board import BAR, CHECKERS, OPP_BAR, check_game, flip
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
-from model.equity import LOSE_GAMMON, LOSE_MARS, NARDI_WIN, OUTPUTS, WIN, WIN_GAMMON, WIN_MARS
+from model.net.equity import LOSE_GAMMON, LOSE_MARS, NARDI_WIN, OUTPUTS, WIN, WIN_GAMMON, WIN_MARS
 
 HOME_POINTS = 6
 N_POSITIONS = comb(CHECKERS + HOME_POINTS, HOME_POINTS)  # 54,264
@@ -326,7 +326,7 @@ def _first_rows(db: dict, ranks: np.ndarray, length: int) -> np.ndarray:
 
 def bearoff_probabilities(game: str, positions, directory=None) -> np.ndarray:
     """Cubeless outcome probabilities (B, K) float32 of positions where ``bearoff_mask`` holds, in
-    model/equity.py's order: backgammon [win, win_gammon, 0, lose_gammon, 0], long nardi [win,
+    model/net/equity.py's order: backgammon [win, win_gammon, 0, lose_gammon, 0], long nardi [win,
     win_mars, lose_mars] (module docstring for the formulas). Raises ValueError on other positions."""
     check_game(game)
     pos = np.atleast_2d(np.asarray(positions))

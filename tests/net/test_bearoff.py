@@ -18,16 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import model.net
-
-if not hasattr(model.net, "__path__"):  # until the restructure makes model/net/ a package (net.py -> net/)
-    model.net.__path__ = [str(Path(__file__).resolve().parents[2] / "model" / "net")]
-
-from engine.board import OFF, OPP_OFF, has_contact  # noqa: E402
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays  # noqa: E402
-from model.equity import OUTPUTS  # noqa: E402
-from model.net import bearoff as bo  # noqa: E402
-from model.net import bearoff_two_sided as ts  # noqa: E402
+from engine.board import OFF, OPP_OFF, has_contact
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from model.net.equity import OUTPUTS
+from model.net import bearoff as bo
+from model.net import bearoff_two_sided as ts
 
 GAMES = ("backgammon", "nardi")
 ROLLS = [tuple(r) for r in ALL_ROLLS.tolist()]
