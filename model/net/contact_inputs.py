@@ -284,7 +284,8 @@ def back_escapes(s: Sides):
     """BACK_ESCAPES, BACK_RESCAPES (n, 2), n / 36: the rolls with which the opponent's rearmost
     checker escapes past our points (gnubg computes these from the blocking side's board). The
     second counts only rolls landing beyond our nearest point ahead of it (0 when none is within 12).
-    The brief's "re-entering checker" is this checker when it is on the bar."""
+    When that checker is on the bar, these are the escapes of a re-entering checker (from our
+    "point 0": the 12 points from our 1-point on)."""
     window = escapes_ahead(s.held, s.opp_back)
     return np.stack([_ESCAPES[window], _ESCAPES_BEYOND[window]], axis=1) / 36.0
 
