@@ -1,0 +1,180 @@
+"""Which enemy blots each of the 21 rolls can hit, and how many at once: gnubg's PIPLOSS, P1 and P2.
+
+gnubg (eval.c) defines, for the side on roll:
+  PIPLOSS  "average number of pips the opponent loses from hits" / (12 x 36), with two heuristics,
+           since the best play is unknown: "if the board is weak, don't consider hitting on points 22
+           and 23" (our 2- and 1-points) and "don't break anchors inside home to hit";
+  P1, P2   the share of the 36 rolls that "hit at least one / at least two checkers".
+
+This module implements those definitions (not gnubg's code) with bit masks, one integer per
+position and side, bit p for point p (25 = the bar), so moving every checker d points towards home is
+one right shift by d; the rolls are a leading axis, so the only Python loops are over the (at most
+four) steps of a double. What counts as a hit, exactly (the test's scalar reference enumerates the
+plays and agrees roll by roll):
+
+  - hitters: our checkers, except the two of a home-board point (1..6) held by exactly two;
+  - targets: enemy blots (one checker) on our points 3..24, and on 1 and 2 only when we hold (two or
+    more checkers) at least three home-board points. gnubg's comment says "less than 3 anchors", its
+    code counts home points with any checker on them; made points are used here;
+  - a checker moves one die at a time and each stop must be open (not held by two or more enemy
+    checkers); bearing off is never part of a hit; dice may be left unused (the rest of the play is
+    not checked for legality);
+  - while we have checkers on the bar, dice enter them first (on our point 25-die): one checker on
+    the bar takes one die, two or more take both dice of a non-double and up to four steps of a double;
+  - a roll hits two when two different checkers each hit a blot, or one checker hits a blot on a stop
+    and another one further on.
+
+The pips the opponent loses with a roll are those of the farthest blot (from its own home) that the
+roll can hit: a blot on our point q loses q pips. Like gnubg, one hit per roll is counted for the
+pips, the farthest.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
+
+BAR_BIT = np.int32(1) << 25
+_IS_DOUBLE = ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1]
+_HIGH = ALL_ROLLS[~_IS_DOUBLE, 0][:, None].astype(np.int32)  # (15, 1) the non-doubles, in ALL_ROLLS order
+_LOW = ALL_ROLLS[~_IS_DOUBLE, 1][:, None].astype(np.int32)
+_DIE = ALL_ROLLS[_IS_DOUBLE, 0][:, None].astype(np.int32)  # (6, 1) the doubles
+
+
+def _two_or_more(x: np.ndarray) -> np.ndarray:
+    """At least two bits set."""
+    return (x & (x - 1)) != 0
+
+
+def _three_or_more(x: np.ndarray) -> np.ndarray:
+    """At least three bits set."""
+    y = x & (x - 1)
+    return (y & (y - 1)) != 0
+
+
+def _lowest(x: np.ndarray) -> np.ndarray:
+    """The lowest set bit of each mask (0 for 0)."""
+    return x & -x
+
+
+def highest_bit(masks: np.ndarray) -> np.ndarray:
+    """Index of the highest set bit of each non-negative mask below 2**52; -1 for 0 (read off the
+    exponent of the exactly converted float64)."""
+    exponent = (masks.astype(np.float64).view(np.int64) >> 52) - 1023
+    return np.where(masks > 0, exponent, -1)
+
+
+def _farthest_point(hits: np.ndarray) -> np.ndarray:
+    """The highest point (bit) in each mask of blots, 0 for none. Masks of points 1..24 are even
+    and below 2**25, so float32 holds them exactly and its exponent is the answer."""
+    exponent = (hits.astype(np.float32).view(np.int32) >> 23) - 127
+    return np.maximum(exponent, 0)
+
+
+def non_doubles_no_bar(shooters, singles, open_, blots):
+    """(hits (15, B), two (15, B)) for the 15 non-doubles with nobody on the bar."""
+    s = shooters[None, :]
+    direct_high = (s >> _HIGH) & blots
+    direct_low = (s >> _LOW) & blots
+    via_high = (((s >> _HIGH) & open_) >> _LOW) & blots  # one checker, both dice, high first
+    via_low = (((s >> _LOW) & open_) >> _HIGH) & blots
+    hit = direct_high | direct_low | via_high | via_low
+    # one checker hits with one die and goes on to hit again with the other
+    two = (((direct_high >> _LOW) | (direct_low >> _HIGH)) & blots) != 0
+    # two checkers hit two different blots, one die each. A blot x hit with the high die comes from
+    # x + high; if that point has a single checker, the low die cannot also move it to x + high - low:
+    # so each x rules out at most two blots of the low die. With three or more x's, one of them pairs
+    # with any blot of the low die; with one or two, each is tried.
+    two |= _three_or_more(direct_high) & (direct_low != 0)
+    first = _lowest(direct_high)
+    second = _lowest(direct_high ^ first)
+    for x in (first, second):
+        same_checker = ((x << _HIGH) & singles) != 0
+        taken = x | np.where(same_checker, x << (_HIGH - _LOW), 0)
+        two |= (x != 0) & ((direct_low & ~taken) != 0)
+    return hit, two
+
+
+def non_doubles_from_bar(shooters, open_, blots, bar):
+    """(hits (15, B), two (15, B)) for the non-doubles with ``bar`` >= 1 of our checkers on the bar."""
+    enter_high = (BAR_BIT >> _HIGH) & open_
+    enter_low = (BAR_BIT >> _LOW) & open_
+    # two or more on the bar: both dice enter, hits only where they enter
+    many_hit = (enter_high | enter_low) & blots
+    many_two = ((enter_high & blots) != 0) & ((enter_low & blots) != 0)
+    # one on the bar: it enters with one die, then anyone (it too) plays the other
+    one_hit = np.zeros_like(many_hit)
+    one_two = np.zeros(many_hit.shape, dtype=bool)
+    for enter, other in ((enter_high, _LOW), (enter_low, _HIGH)):
+        entered_hit = enter & blots
+        after = ((shooters | enter) >> other) & blots
+        one_hit |= np.where(enter != 0, entered_hit | after, 0)
+        one_two |= (entered_hit != 0) & ((after & ~entered_hit) != 0)
+    one = bar == 1
+    return np.where(one, one_hit, many_hit), np.where(one, one_two, many_two)
+
+
+def doubles(shooters, open_, blots, bar):
+    """(hits (6, B), two (6, B)) for the six doubles: four steps, the bar's checkers entering first."""
+    on_bar = bar > 0
+    enter = (BAR_BIT >> _DIE) & open_
+    stuck = on_bar & (enter == 0)  # a closed entry point: the double is not played at all
+    steps = 4 - np.minimum(bar, 4)  # steps left for any checker once the bar is empty
+    entered_hit = np.where(on_bar, enter & blots, 0)
+    reach = shooters | np.where(on_bar, enter, 0)
+    by_step = []  # blots some checker reaches in exactly k steps, k = 1..4
+    for k in range(1, 5):
+        reach = (reach >> _DIE) & open_
+        by_step.append(np.where(steps >= k, reach & blots, 0))
+    b1, b2, b3, b4 = by_step
+    later = b1 | b2 | b3 | b4
+    hit = entered_hit | later
+    two = (entered_hit != 0) & ((later & ~entered_hit) != 0)
+    # two checkers with k1 + k2 <= steps (a pair from one checker's path is a carry-on, below)
+    two |= (steps >= 2) & _two_or_more(b1)
+    two |= (steps >= 3) & (b1 != 0) & _two_or_more(b1 | b2)
+    two |= (steps >= 4) & (((b1 != 0) & _two_or_more(b1 | b3)) | _two_or_more(b2))
+    # one checker hits at step k and carries on to another blot within the steps left
+    for k, hits_k in enumerate(by_step[:3], start=1):
+        walker = hits_k
+        for extra in range(1, 5 - k):
+            walker = (walker >> _DIE) & open_
+            two |= (steps >= k + extra) & ((walker & blots) != 0)
+    return np.where(stuck, 0, hit), two & ~stuck
+
+
+def roll_hits(shooters, singles, open_, blots, bar):
+    """Per roll, in ALL_ROLLS order: ((21, B) int32 masks of the blots the roll can hit, (21, B) bool
+    whether it can hit two). Arguments (B,) int64 bit masks, bit p = our point p: ``shooters``, points
+    whose checkers may hit; ``singles``, those with exactly one checker; ``open_``, points not held by
+    the opponent; ``blots``, the targets; and ``bar`` (B,), our checkers on the bar."""
+    masks = (shooters, singles, open_, blots)
+    shooters, singles, open_, blots = (np.asarray(m).astype(np.int32) for m in masks)  # bits 0..25 fit
+    bar = np.asarray(bar).astype(np.int32)
+    hits = np.empty((len(ALL_ROLLS), len(shooters)), dtype=np.int32)
+    twos = np.empty(hits.shape, dtype=bool)
+    hits[_IS_DOUBLE], twos[_IS_DOUBLE] = doubles(shooters, open_, blots, bar)
+    plain_hits, plain_twos = non_doubles_no_bar(shooters, singles, open_, blots)
+    rows = np.flatnonzero(bar > 0)  # usually few: done apart
+    if len(rows):
+        bar_hits, bar_twos = non_doubles_from_bar(shooters[rows], open_[rows], blots[rows], bar[rows])
+        plain_hits[:, rows], plain_twos[:, rows] = bar_hits, bar_twos
+    hits[~_IS_DOUBLE], twos[~_IS_DOUBLE] = plain_hits, plain_twos
+    return hits, twos
+
+
+def hit_features(shooters, singles, open_, blots, bar) -> np.ndarray:
+    """(B, 3) float32: [PIPLOSS, P1, P2] from the masks of ``roll_hits``.
+
+    PIPLOSS: sum over the 36 rolls of the pips lost by the farthest blot the roll hits, / (12 x 36)
+    (gnubg's scale: 1.0 is 12 pips lost per roll on average; at most 2). P1, P2: the chance (n / 36)
+    of a roll that hits at least one, at least two blots.
+    """
+    hits, twos = roll_hits(shooters, singles, open_, blots, bar)
+    out = np.empty((len(shooters), 3), dtype=np.float32)
+    weights = ROLL_WEIGHTS.astype(np.float32)
+    out[:, 0] = weights @ _farthest_point(hits).astype(np.float32) / 12.0
+    out[:, 1] = weights @ (hits != 0).astype(np.float32)
+    out[:, 2] = weights @ twos.astype(np.float32)
+    return out

@@ -1,0 +1,441 @@
+"""gnubg-style inputs for backgammon nets, one set per position class: contact (and crashed), race.
+
+Positions are int8 (B, 28) in the mover's frame (engine/board.py). Each side is described from its
+own point of view, the opponent's half computed exactly as the mover's is on the flipped position
+(so the halves of ``flip(pos)`` are those of ``pos`` swapped). Inside, a side is two count arrays
+(B, 25), each in its owner's numbering: index i is point i+1, index 24 the bar ("own" for the side,
+"opp" for its opponent); every feature below is a function of them.
+
+contact_inputs (B, 250) = [mover half (125) | opponent half (125)], each half:
+    0..99     points 1..24 then the bar, 4 units each: 1 -> (1,0,0,0), 2 -> (0,1,0,0), 3 -> (0,0,1,0),
+              n >= 4 -> (0,0,1,(n-3)/2)
+    100..124  the 25 features of FEATURE_NAMES, in order (``contact_index(name, side)``)
+race_inputs (B, 216) = [mover half (108) | opponent half (108)], each half:
+    0..91     points 1..23, the same 4 units (in a race nothing stands on the 24-point or the bar)
+    92..105   checkers off, one-hot: unit k-1 is 1 when exactly k are off (k = 1..14)
+    106       crossovers / 10: checkers on points 7-12 count 1, 13-18 two, 19-24 three (bar: four)
+    107       pips / 100 (not in gnubg's race net; the net no longer has to add them up)
+
+gnubg's definitions (eval.c, its comments; no code is copied) are followed; where a definition had to
+be read one way, the feature's docstring says so. gnubg's contact net divides the checkers off in
+bands of three and its crashed net in bands of five; this encoding uses five for both, and gives
+each half its own side's checkers off (gnubg swapped the two by accident when it trained).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.board import BAR, OPP_BAR, POINTS
+from engine.movegen import ALL_ROLLS
+
+from .contact_hits import BAR_BIT, highest_bit, hit_features
+
+FEATURE_VERSION = 1
+"""Changes whenever any of these encodings changes, so a checkpoint is never fed the wrong inputs."""
+
+FEATURE_NAMES = (
+    "off1", "off2", "off3", "break_contact", "back_checker", "back_anchor", "forward_anchor",
+    "pip_loss", "p1", "p2", "back_escapes", "acontain", "acontain2", "contain", "contain2",
+    "mobility", "moment2", "enter", "enter2", "timing", "backbone", "backg", "backg1",
+    "free_pips", "back_rescapes",
+)
+HALF_CONTACT = 25 * 4 + len(FEATURE_NAMES)
+HALF_RACE = 23 * 4 + 14 + 2
+CONTACT, CRASHED, RACE, BEAROFF = 0, 1, 2, 3
+"""The classes of ``position_class``."""
+
+
+def num_contact_inputs() -> int:
+    """Length of a ``contact_inputs`` row: 250."""
+    return 2 * HALF_CONTACT
+
+
+def num_race_inputs() -> int:
+    """Length of a ``race_inputs`` row: 216."""
+    return 2 * HALF_RACE
+
+
+def contact_index(name: str, side: int = 0) -> int:
+    """Column of feature ``name`` of side 0 (mover) or 1 (opponent) in ``contact_inputs``."""
+    return side * HALF_CONTACT + 100 + FEATURE_NAMES.index(name)
+
+
+# --- tables -------------------------------------------------------------------------------------
+
+def _unit_table() -> np.ndarray:
+    """(16, 4): the four units of a point holding 0..15 checkers."""
+    n = np.arange(16)
+    return np.stack([n == 1, n == 2, n >= 3, np.maximum(n - 3, 0) / 2], axis=1).astype(np.float32)
+
+
+def _escape_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(4096,) escape counts for each 12-bit mask of blocked points ahead (bit i: i+1 pips ahead).
+
+    gnubg's definition of an escaping roll: the checker can travel the whole roll, i.e. the point
+    d1+d2 ahead is open and so is the stop after the first die (either order; d ahead for a double).
+    Points more than 12 ahead do not count. The second table (gnubg's Escapes1, used for
+    BACK_RESCAPES) counts only rolls that also land beyond the nearest blocked point, and is 0 when
+    nothing ahead is blocked.
+    """
+    masks = np.arange(4096)
+    blocked = ((masks[:, None] >> np.arange(12)) & 1).astype(bool)  # (4096, 12)
+    nearest = np.where(blocked.any(1), np.argmax(blocked, axis=1), 99)
+    plain = np.zeros(4096, dtype=np.int64)
+    beyond = np.zeros(4096, dtype=np.int64)
+    for high, low in ALL_ROLLS:
+        ways = 1 if high == low else 2
+        free = ~blocked[:, high + low - 1] & ~(blocked[:, high - 1] & blocked[:, low - 1])
+        plain += ways * free
+        beyond += ways * (free & (high + low - 1 > nearest))
+    return plain, beyond
+
+
+def _enter_loss_table() -> np.ndarray:
+    """(2, 64): pips lost per 36 rolls while on the bar, by [two or more on the bar, closed-points mask].
+
+    A die is lost when its entry point is closed and the checker cannot use it otherwise: with one
+    checker on the bar only when both dice are closed (then the whole roll is lost; a double counts
+    four times its die); with two or more, each closed die is lost.
+    """
+    table = np.zeros((2, 64), dtype=np.float64)
+    for mask in range(64):
+        closed = [bool(mask >> (d - 1) & 1) for d in range(1, 7)]
+        for two in (0, 1):
+            loss = 0
+            for high, low in ALL_ROLLS:
+                if high == low:
+                    loss += 4 * high * closed[high - 1]
+                elif closed[high - 1] and closed[low - 1]:
+                    loss += 2 * (high + low)
+                elif two:
+                    loss += 2 * (high * closed[high - 1] + low * closed[low - 1])
+            table[two, mask] = loss
+    return table
+
+
+_UNITS = _unit_table()
+_ESCAPES, _ESCAPES_BEYOND = _escape_tables()
+_ENTER_LOSS = _enter_loss_table().ravel()  # index 64 * (two or more on the bar) + closed mask
+_INDEX = np.arange(25)
+_POWERS = np.stack([np.ones(25), _INDEX, _INDEX ** 2], axis=1).astype(np.float32)  # (25, 3): 1, i, i^2
+_CONTAIN_FROM = np.arange(-1, 9)  # containment is measured for an enemy checker on each of these indices
+_MOBILE = np.arange(6, 25)  # our checkers outside home (and the bar) for mobility
+_SIX = range(64)
+_LOWEST_OF_SIX = np.array([(m & -m).bit_length() - 1 for m in _SIX])  # -1 for 0
+_HIGHEST_OF_SIX = np.array([m.bit_length() - 1 for m in _SIX])
+_POPCOUNT_OF_BYTE = np.array([bin(m).count("1") for m in range(256)])
+_POPCOUNT_OF_SIX = _POPCOUNT_OF_BYTE[:64]
+
+
+def _popcount(bits: np.ndarray) -> np.ndarray:
+    """Number of set bits of masks below 2**32 (numpy's bitwise_count needs numpy 2)."""
+    return sum(_POPCOUNT_OF_BYTE[(bits >> shift) & 255] for shift in (0, 8, 16, 24))
+
+
+# --- the sides ----------------------------------------------------------------------------------
+
+def side_counts(positions: np.ndarray) -> np.ndarray:
+    """(B, 2, 25) int8: the mover's [:, 0] and the opponent's [:, 1] checkers, each side in its own
+    numbering (index i = point i+1, index 24 = its bar)."""
+    pos = np.asarray(positions, dtype=np.int8)
+    counts = np.empty((len(pos), 2, 25), dtype=np.int8)
+    np.maximum(pos[:, POINTS], 0, out=counts[:, 0, :24])
+    np.maximum(-pos[:, 23::-1], 0, out=counts[:, 1, :24])
+    counts[:, 0, 24], counts[:, 1, 24] = pos[:, BAR], pos[:, OPP_BAR]
+    return counts
+
+
+def rearmost(counts: np.ndarray) -> np.ndarray:
+    """Index (B,) of the side's rearmost checker in its own numbering (24 = bar), -1 when none is left."""
+    occupied = counts > 0
+    return np.where(occupied.any(1), 24 - np.argmax(occupied[:, ::-1], axis=1), -1)
+
+
+@dataclass(frozen=True)
+class Sides:
+    """What the features read, for n rows, each a side facing its opponent (``prepare``).
+
+    Bit masks are (n,) int64 with bit i+1 for index i (bit 25: the bar); "ours" means in this
+    side's numbering, "theirs" in the opponent's.
+    """
+
+    own: np.ndarray  # (n, 25) int8 this side's checkers, own numbering
+    ownf: np.ndarray  # (n, 25) float32 the same
+    occupied: np.ndarray  # points (and bar) with our checkers
+    held: np.ndarray  # our points with two or more
+    singles: np.ndarray  # our points with exactly one
+    shooters: np.ndarray  # our points whose checkers may hit (not a home point of exactly two)
+    their_held: np.ndarray  # the opponent's held points, in its numbering
+    their_held_ours: np.ndarray  # the same in our numbering
+    their_blots_ours: np.ndarray  # the opponent's blots, in our numbering
+    opp_back: np.ndarray  # (n,) our index of the opponent's rearmost checker: -1 its bar, 24 none left
+
+
+def _pack(planes: np.ndarray) -> np.ndarray:
+    """(n, k, 32) bool, C-contiguous -> (n, k) int64 with bit j set where column j is True."""
+    packed = np.packbits(planes.reshape(-1), bitorder="little").view("<u4")
+    return packed.reshape(planes.shape[:2]).astype(np.int64)
+
+
+def prepare(own: np.ndarray, opp: np.ndarray) -> Sides:
+    """The ``Sides`` of the rows ``own`` (n, 25) facing ``opp`` (n, 25), both in their owner's numbering."""
+    own_held, opp_held = own[:, :24] >= 2, opp[:, :24] >= 2
+    planes = np.zeros((len(own), 8, 32), dtype=bool)  # column j: bit j
+    planes[:, 0, 1:26] = own > 0
+    planes[:, 1, 1:25] = own_held
+    planes[:, 2, 1:25] = own[:, :24] == 1
+    planes[:, 3, 1:7] = own[:, :6] == 2  # home points held by exactly two: they do not hit
+    planes[:, 4, 1:26] = opp > 0
+    planes[:, 5, 1:25] = opp_held
+    planes[:, 6, 1:25] = opp_held[:, ::-1]  # the opponent's index 23 - i is our index i
+    planes[:, 7, 1:25] = (opp[:, :24] == 1)[:, ::-1]
+    bits = _pack(planes)
+    return Sides(
+        own=own, ownf=own.astype(np.float32), occupied=bits[:, 0], held=bits[:, 1], singles=bits[:, 2],
+        shooters=bits[:, 0] & ~bits[:, 3] & ~BAR_BIT, their_held=bits[:, 5],
+        their_held_ours=bits[:, 6], their_blots_ours=bits[:, 7],
+        opp_back=23 - np.maximum(highest_bit(bits[:, 4]) - 1, -1),
+    )
+
+
+def _sums_where(s: Sides, where: np.ndarray, powers: int = 2) -> np.ndarray:
+    """(n, powers) float64: sums of n_i, i n_i (, i^2 n_i) over our indices i where ``where`` (n, 25)."""
+    return ((s.ownf * where) @ _POWERS[:, :powers]).astype(np.float64)
+
+
+# --- the 25 features of a side, each (n,) or (n, k) ---------------------------------------------
+
+def checkers_off(s: Sides):
+    """OFF1..3 (n, 3): n checkers off in bands of five: min(n, 5)/5, clip(n-5, 0, 5)/5, clip(n-10, 0, 5)/5."""
+    off = 15 - s.ownf.sum(1)
+    return np.clip((off[:, None] - np.array([0, 5, 10])) / 5.0, 0.0, 1.0)
+
+
+def break_contact(s: Sides):
+    """BREAK_CONTACT: pips our checkers need to get past the opponent's rearmost one, / 167.
+
+    A checker on index i behind it (i > opp_back) needs i + 1 - opp_back pips. gnubg divides by
+    15 + 152; the opening position needs exactly 167, so it scores 1.0.
+    """
+    sums = _sums_where(s, _INDEX[None, :] > s.opp_back[:, None])
+    return (sums[:, 1] + (1 - s.opp_back) * sums[:, 0]) / 167.0
+
+
+def free_pips(s: Sides):
+    """FREEPIP: pips of our checkers already past the opponent's rearmost checker, / 100."""
+    return _sums_where(s, _INDEX[None, :] < s.opp_back[:, None]).sum(1) / 100.0
+
+
+def timing(s: Sides):
+    """TIMING: pips we can play before breaking our home board, / 100 (gnubg's heuristic).
+
+    Counted at index value (pips to the 1-point): each checker on the bar 24; on points beyond both
+    the opponent's rearmost checker and our 12-point, the checkers beyond the two that hold a
+    point (a lone checker counts, a point of exactly two counts nothing: an anchor stays); every
+    checker on points 7 to there; home points' checkers beyond two. Then, from the 6-point down,
+    each home point with fewer than two takes the checkers it needs from that total, if enough
+    remain, and their pips (index value) are taken off. Never below 0.
+    """
+    beyond = _INDEX[None, :] > np.maximum(s.opp_back, 11)[:, None]
+    kept = ((s.own >= 2) & beyond)[:, :24] @ _POWERS[:24, :2]  # held points beyond keep two each
+    outside = s.ownf[:, 6:] @ _POWERS[6:, :2]
+    total = outside[:, 1] - 2 * kept[:, 1]
+    spare = outside[:, 0] - 2 * kept[:, 0]
+    for i in range(5, -1, -1):
+        here = s.own[:, i]
+        extra = np.maximum(here - 2, 0)
+        need = np.maximum(2 - here, 0)
+        fill = np.where(spare >= need, need, 0)
+        total = total + i * (extra - fill)
+        spare = spare + extra - fill
+    return np.maximum(total, 0) / 100.0
+
+
+def back_checker(s: Sides):
+    """BACK_CHEQUER: index of our rearmost checker (bar = 24) / 24; -1/24 with none left."""
+    return np.maximum(highest_bit(s.occupied) - 1, -1) / 24.0
+
+
+def back_anchor(s: Sides):
+    """BACK_ANCHOR: index of our rearmost point held by two or more (bar excluded) / 24; -1/24 if none."""
+    return np.maximum(highest_bit(s.held) - 1, -1) / 24.0
+
+
+def forward_anchor(s: Sides):
+    """FORWARD_ANCHOR: our most advanced anchor in the opponent's home board, at its point k (1..6):
+    k / 6; else an anchor on its points 7..12, k / 6 for the one nearest its home (gnubg's choice);
+    else 2 ("some continuity: 0 would be the same as an anchor at the bar")."""
+    home = (s.held >> 19) & 63  # bit j: our index 18 + j, the opponent's point 6 - j
+    outer = (s.held >> 13) & 63  # bit j: our index 12 + j, the opponent's point 12 - j
+    k = np.where(home > 0, 6 - _LOWEST_OF_SIX[home], np.where(outer > 0, 12 - _HIGHEST_OF_SIX[outer], 12))
+    return k / 6.0
+
+
+def escapes_ahead(held_bits, index):
+    """The 12-bit window of held points ahead of a checker moving up from ``index`` (-1..24,
+    broadcastable) past the points of ``held_bits`` (bit i+1 = index i held)."""
+    return (held_bits >> (np.asarray(index) + 2)) & 0xFFF
+
+
+def back_escapes(s: Sides):
+    """BACK_ESCAPES, BACK_RESCAPES (n, 2), n / 36: the rolls with which the opponent's rearmost
+    checker escapes past our points (gnubg computes these from the blocking side's board). The
+    second counts only rolls landing beyond our nearest point ahead of it (0 when none is within 12).
+    When that checker is on the bar, these are the escapes of a re-entering checker (from our
+    "point 0": the 12 points from our 1-point on)."""
+    window = escapes_ahead(s.held, s.opp_back)
+    return np.stack([_ESCAPES[window], _ESCAPES_BEYOND[window]], axis=1) / 36.0
+
+
+def containment(s: Sides):
+    """ACONTAIN, ACONTAIN2, CONTAIN, CONTAIN2 (n, 4): 1 - (fewest escaping rolls) / 36 for an enemy
+    checker placed on our points, and their squares. CONTAIN: over our points 1..9; ACONTAIN: over
+    those from our 9-point back to the opponent's rearmost checker (the bar included when it is
+    there), 0 when that checker is already past our 9-point."""
+    escapes = np.take(_ESCAPES, escapes_ahead(s.held[:, None], _CONTAIN_FROM[None, :]))  # (n, 10)
+    contain = 1.0 - escapes[:, 1:].min(1) / 36.0
+    relevant = _CONTAIN_FROM[None, :] >= s.opp_back[:, None]
+    acontain = 1.0 - np.where(relevant, escapes, 36).min(1) / 36.0
+    return np.stack([acontain, acontain ** 2, contain, contain ** 2], axis=1)
+
+
+def mobility(s: Sides):
+    """MOBILITY: sum over our checkers on points 7..24 and the bar of (index - 5) x (its escaping
+    rolls past the opponent's points), / 3600."""
+    escapes = np.take(_ESCAPES, escapes_ahead(s.their_held[:, None], 23 - _MOBILE[None, :]))  # (n, 19)
+    return (s.own[:, 6:25] * escapes) @ (_MOBILE - 5.0) / 3600.0
+
+
+def moment2(s: Sides):
+    """MOMENT2: one-sided second moment of our checkers' indices (bar 24), / 400: with A the mean
+    index rounded up, the mean of (i - A)^2 over the checkers beyond A, rounded up (gnubg's integers)."""
+    count, first = (s.ownf @ _POWERS[:, :2]).astype(np.int64).T
+    mean = -(-first // np.maximum(count, 1))
+    n0, n1, n2 = _sums_where(s, _INDEX[None, :] > mean[:, None], 3).astype(np.int64).T
+    spread = n2 - 2 * mean * n1 + mean * mean * n0
+    return -(-spread // np.maximum(n0, 1)) / 400.0
+
+
+def enter_features(s: Sides):
+    """ENTER, ENTER2 (n, 2). ENTER: pips we lose per roll to the opponent's closed home points while
+    we have checkers on the bar (``_enter_loss_table``), / (49/6 pips, an average roll); 0 off the
+    bar. ENTER2, gnubg's formula with n closed points: 1 - (1 - n/6)^2, the chance that a roll has
+    a closed die (so two checkers on the bar cannot both come in); it does not depend on our bar."""
+    closed = (s.their_held >> 1) & 63
+    bar = s.own[:, 24]
+    loss = _ENTER_LOSS[64 * (bar > 1) + closed] / (36.0 * 49.0 / 6.0)
+    open_share = 1.0 - _POPCOUNT_OF_SIX[closed] / 6.0
+    return np.stack([np.where(bar > 0, loss, 0.0), 1.0 - open_share ** 2], axis=1)
+
+
+def backbone(s: Sides):
+    """BACKBONE: 1 - (mean over our other held points of w(d)) / 11, where d is the distance to our
+    rearmost held point and w = 11 within 6 pips, 13 - d at 7..11, 0 beyond; 0 with fewer than two
+    held points. As gnubg computes it, every point is measured from the rearmost one (not from its
+    neighbour), and the 1-point is left out."""
+    held = s.held & ~np.int64(0b11)  # indices 1..23 (bits 2..24)
+    back = highest_bit(held)  # bit of the rearmost held point
+    others = _popcount(held) - 1
+    weight = np.zeros(len(held))
+    for d in range(1, 12):
+        w = 11 if d <= 6 else 13 - d
+        weight += w * ((held >> np.maximum(back - d, 0)) & 1) * (back - d >= 2)
+    return np.where(others > 0, 1.0 - weight / (11.0 * np.maximum(others, 1)), 0.0)
+
+
+def back_game(s: Sides):
+    """BACKG, BACKG1 (n, 2), with t our checkers in the opponent's home board and on the bar: with
+    two or more points held there, (t - 3) / 4; with exactly one, t / 8 (the other is 0)."""
+    anchors = _POPCOUNT_OF_SIX[(s.held >> 19) & 63]
+    t = s.ownf[:, 18:].sum(1)
+    return np.stack([np.where(anchors > 1, (t - 3) / 4.0, 0.0), np.where(anchors == 1, t / 8.0, 0.0)], axis=1)
+
+
+def hit_masks(s: Sides):
+    """The masks (shooters, singles, open, blots) for ``contact_hits.hit_features``; the opponent's
+    blots on our 1- and 2-points count only when we hold three or more home points."""
+    strong = _POPCOUNT_OF_SIX[(s.held >> 1) & 63] >= 3
+    blots = s.their_blots_ours & np.where(strong, ~np.int64(0), ~np.int64(0b110))
+    return s.shooters, s.singles, ~s.their_held_ours, blots
+
+
+def half_features(s: Sides) -> np.ndarray:
+    """(n, 25) float32: the features of FEATURE_NAMES, in order, for each row of ``s``."""
+    out = np.empty((len(s.own), len(FEATURE_NAMES)), dtype=np.float32)
+    out[:, 0:3] = checkers_off(s)
+    out[:, 3] = break_contact(s)
+    out[:, 4] = back_checker(s)
+    out[:, 5] = back_anchor(s)
+    out[:, 6] = forward_anchor(s)
+    out[:, 7:10] = hit_features(*hit_masks(s), s.own[:, 24])
+    escapes = back_escapes(s)
+    out[:, 10] = escapes[:, 0]
+    out[:, 11:15] = containment(s)
+    out[:, 15] = mobility(s)
+    out[:, 16] = moment2(s)
+    out[:, 17:19] = enter_features(s)
+    out[:, 19] = timing(s)
+    out[:, 20] = backbone(s)
+    out[:, 21:23] = back_game(s)
+    out[:, 23] = free_pips(s)
+    out[:, 24] = escapes[:, 1]
+    return out
+
+
+# --- the encodings ------------------------------------------------------------------------------
+
+def both_sides(positions):
+    """(own, opp) (2B, 25) int8: row 2r is position r's mover facing its opponent, row 2r+1 the
+    opponent facing the mover, so that halves computed per row reshape to (B, 2 x half) for free."""
+    counts = side_counts(positions)
+    return counts.reshape(-1, 25), counts[:, ::-1].reshape(-1, 25)
+
+
+def contact_inputs(positions: np.ndarray) -> np.ndarray:
+    """(B, 250) float32 inputs of backgammon positions (B, 28) for a contact or crashed net."""
+    own, opp = both_sides(positions)
+    n = len(own)
+    half = np.empty((n, HALF_CONTACT), dtype=np.float32)
+    half[:, :100] = np.take(_UNITS, own, axis=0).reshape(n, 100)
+    half[:, 100:] = half_features(prepare(own, opp))
+    return half.reshape(n // 2, 2 * HALF_CONTACT)
+
+
+def race_inputs(positions: np.ndarray) -> np.ndarray:
+    """(B, 216) float32 inputs of backgammon race positions (B, 28); see the module docstring."""
+    own, _ = both_sides(positions)
+    n = len(own)
+    half = np.zeros((n, HALF_RACE), dtype=np.float32)
+    half[:, :92] = np.take(_UNITS, own[:, :23], axis=0).reshape(n, 92)
+    off = 15 - own.sum(1)
+    rows = np.flatnonzero((off >= 1) & (off <= 14))
+    half[rows, 91 + off[rows]] = 1.0
+    half[:, 106] = (own[:, :24] @ (np.arange(24) // 6) + 4 * own[:, 24]) / 10.0
+    half[:, 107] = own @ np.arange(1.0, 26.0) / 100.0
+    return half.reshape(n // 2, 2 * HALF_RACE)
+
+
+def crashed(counts: np.ndarray) -> np.ndarray:
+    """(B,) bool: a side with 6 or fewer active checkers (gnubg's test). With n on the board and the
+    bar, a on the 1-point and b on the 2-point: n <= 6; or, when a >= 2, n - a <= 6, or (b >= 2 too)
+    n - a - (b - 1) <= 6; when a <= 1, n - (b - 1) <= 6."""
+    n, a, b = counts.sum(1), counts[:, 0], counts[:, 1]
+    deep_one = (n - a <= 6) | ((b > 1) & (n - a - (b - 1) <= 6))
+    deep_two = n - (b - 1) <= 6
+    return (n <= 6) | np.where(a > 1, deep_one, deep_two)
+
+
+def position_class(positions: np.ndarray) -> np.ndarray:
+    """(B,) int8: CONTACT 0, CRASHED 1 (contact, and either side crashed), RACE 2 (no contact),
+    BEAROFF 3 (no contact and every checker of both sides left on the board in its home board).
+    Contact: the two rearmost checkers (bar included) have not passed each other."""
+    counts = side_counts(positions)
+    own, opp = counts[:, 0], counts[:, 1]
+    contact = rearmost(own) + rearmost(opp) > 22
+    home = (own[:, 6:25].sum(1) == 0) & (opp[:, 6:25].sum(1) == 0)
+    cls = np.where(contact, np.where(crashed(own) | crashed(opp), CRASHED, CONTACT),
+                   np.where(home, BEAROFF, RACE))
+    return cls.astype(np.int8)

@@ -1,0 +1,111 @@
+"""Speed of the network encodings: model.features.encode('backgammon') against the gnubg-style
+contact_inputs and race_inputs (model/net/contact_inputs.py).
+
+    python scripts/bench_inputs.py [--positions 10000] [--repeats 5] [--seed 1] [--profile] [--json FILE]
+
+Seeded middle-game positions (engine.sample, kind "midgame"; race positions for race_inputs). Each
+encoding runs ``--repeats`` times, interleaved with the others so that a busy machine slows all
+alike; the median and the fastest run are reported, in positions per second. Single-threaded on
+purpose (OMP_NUM_THREADS=1 is set before numpy loads): small matrix products under a multi-threaded
+BLAS on a shared machine are erratic. ``--profile`` adds the median time of each contact feature.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse
+import importlib
+import importlib.util
+import json
+import statistics
+import sys
+import time
+import types
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def load_contact_inputs():
+    """model.net.contact_inputs, or the model/net/ folder under its own name while model/net.py
+    still shadows it in this checkout."""
+    spec = importlib.util.find_spec("model.net")
+    if spec is not None and spec.submodule_search_locations is not None:
+        return importlib.import_module("model.net.contact_inputs")
+    package = types.ModuleType("_model_net_folder")
+    package.__path__ = [str(ROOT / "model" / "net")]
+    sys.modules.setdefault("_model_net_folder", package)
+    return importlib.import_module("_model_net_folder.contact_inputs")
+
+
+def timings(functions: dict, repeats: int) -> dict:
+    """{name: [seconds per run]}, the functions called in turn ``repeats`` times."""
+    times = {name: [] for name in functions}
+    for _ in range(repeats):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--positions", type=int, default=10_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args(argv)
+
+    from engine.sample import random_positions
+    from model.features import encode
+
+    ci = load_contact_inputs()
+    n = args.positions
+    midgame = random_positions("backgammon", n, seed=args.seed, kind="midgame")[0]
+    race = random_positions("backgammon", n, seed=args.seed, kind="race")[0]
+    functions = {
+        "features.encode": lambda: encode("backgammon", midgame),
+        "contact_inputs": lambda: ci.contact_inputs(midgame),
+        "race_inputs": lambda: ci.race_inputs(race),
+        "position_class": lambda: ci.position_class(midgame),
+    }
+    for f in functions.values():  # warm up
+        f()
+    result = {}
+    for name, runs in timings(functions, args.repeats).items():
+        median = statistics.median(runs)
+        result[name] = {"median_s": median, "fastest_s": min(runs), "positions_per_s": n / median}
+        print(f"{name:16s} median {median * 1000:7.1f} ms  fastest {min(runs) * 1000:7.1f} ms  "
+              f"{n / median:10,.0f} positions/s")
+    ratio = result["contact_inputs"]["median_s"] / result["features.encode"]["median_s"]
+    result["contact_over_encode"] = ratio
+    print(f"contact_inputs takes {ratio:.2f} x the time of features.encode per position")
+
+    if args.profile:
+        own, opp = ci.both_sides(midgame)
+        sides = ci.prepare(own, opp)
+        parts = {"both_sides": lambda: ci.both_sides(midgame), "prepare": lambda: ci.prepare(own, opp)}
+        for name in ("checkers_off", "break_contact", "back_checker", "back_anchor", "forward_anchor",
+                     "back_escapes", "containment", "mobility", "moment2", "enter_features", "timing",
+                     "backbone", "back_game", "free_pips"):
+            parts[name] = (lambda f: lambda: f(sides))(getattr(ci, name))
+        masks = ci.hit_masks(sides)
+        parts["hit_features"] = lambda: ci.hit_features(*masks, sides.own[:, 24])
+        profile = {name: statistics.median(runs) for name, runs in timings(parts, args.repeats).items()}
+        for name, seconds in sorted(profile.items(), key=lambda item: -item[1]):
+            print(f"  {name:16s} {seconds * 1000:6.2f} ms")
+        result["profile_s"] = profile
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
