@@ -1,9 +1,9 @@
-"""Speed of the network encodings: model.features.encode('backgammon') against the gnubg-style
+"""Speed of the network encodings: model.net.features.encode('backgammon') against the gnubg-style
 contact_inputs and race_inputs (model/net/contact_inputs.py).
 
     python scripts/bench_inputs.py [--positions 10000] [--repeats 5] [--seed 1] [--profile] [--json FILE]
 
-Seeded middle-game positions (engine.sample, kind "midgame"; race positions for race_inputs). Each
+Seeded middle-game positions (engine.tools.sample, kind "midgame"; race positions for race_inputs). Each
 encoding runs ``--repeats`` times, interleaved with the others so that a busy machine slows all
 alike; the median and the fastest run are reported, in positions per second. Single-threaded on
 purpose (OMP_NUM_THREADS=1 is set before numpy loads): small matrix products under a multi-threaded
@@ -18,29 +18,14 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse
-import importlib
-import importlib.util
 import json
 import statistics
 import sys
 import time
-import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-
-def load_contact_inputs():
-    """model.net.contact_inputs, or the model/net/ folder under its own name while model/net.py
-    still shadows it in this checkout."""
-    spec = importlib.util.find_spec("model.net")
-    if spec is not None and spec.submodule_search_locations is not None:
-        return importlib.import_module("model.net.contact_inputs")
-    package = types.ModuleType("_model_net_folder")
-    package.__path__ = [str(ROOT / "model" / "net")]
-    sys.modules.setdefault("_model_net_folder", package)
-    return importlib.import_module("_model_net_folder.contact_inputs")
 
 
 def timings(functions: dict, repeats: int) -> dict:
@@ -63,10 +48,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
 
-    from engine.sample import random_positions
+    from engine.tools.sample import random_positions
     from model.features import encode
 
-    ci = load_contact_inputs()
+    from model.net import contact_inputs as ci
     n = args.positions
     midgame = random_positions("backgammon", n, seed=args.seed, kind="midgame")[0]
     race = random_positions("backgammon", n, seed=args.seed, kind="race")[0]

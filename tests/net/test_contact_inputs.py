@@ -7,37 +7,18 @@ by enumerating the plays) checked equal on random positions, then shapes, ranges
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-import sys
-import types
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine.board import flip, start_position
 from engine.movegen import ALL_ROLLS
-from engine.sample import random_positions
-
-ROOT = Path(__file__).resolve().parents[2]
+from engine.tools.sample import random_positions
 
 
-def _load(name: str):
-    """model.net.<name>; while model/net.py still shadows the model/net/ folder in this checkout, the
-    folder is loaded as a package of its own name instead (model.net itself is left alone)."""
-    spec = importlib.util.find_spec("model.net")
-    if spec is not None and spec.submodule_search_locations is not None:
-        return importlib.import_module(f"model.net.{name}")
-    if "_model_net_folder" not in sys.modules:
-        package = types.ModuleType("_model_net_folder")
-        package.__path__ = [str(ROOT / "model" / "net")]
-        sys.modules["_model_net_folder"] = package
-    return importlib.import_module(f"_model_net_folder.{name}")
 
-
-ci = _load("contact_inputs")
-hits_module = _load("contact_hits")
+from model.net import contact_hits as hits_module
+from model.net import contact_inputs as ci
 NAMES = ci.FEATURE_NAMES
 
 
