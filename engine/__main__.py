@@ -25,10 +25,8 @@ from engine.board import CHECKERS, GAMES, HEAD, pips
 from engine.errors import FormatError
 from engine.formats.position import (
     MatchInfo,
-    read_gnubg_id,
     read_json_position,
-    read_position_id,
-    read_xgid,
+    read_position_text,
     write_gnubg_id,
     write_json_position,
     write_xgid,
@@ -155,19 +153,9 @@ def run_plays(game: str, stdin, stdout) -> int:
 
 def decode(game: str, text: str) -> dict:
     """A JSON-ready description of a position given as Position ID, gnubg ID, XGID or JSON."""
-    text = text.strip()
-    info: MatchInfo | None = None
-    if text.startswith("{"):
-        position = read_json_position(game, text)
-    elif text.upper().startswith("XGID=") or text.count(":") == 9:
-        game = "backgammon"
-        position, info = read_xgid(text)
-    elif ":" in text:
-        game = "backgammon"
-        position, info = read_gnubg_id(text)
-    else:
-        game = "backgammon"
-        position = read_position_id(text)
+    if not text.strip().startswith("{"):
+        game = "backgammon"  # the IDs are backgammon's
+    position, info = read_position_text(game, text)
     out = {
         "game": game,
         "position": write_json_position(position),

@@ -66,6 +66,19 @@ class FibsBoard:
         """TAKE (answer a double), CUBE (roll or double: no dice yet) or MOVE (play the dice)."""
         return TAKE if self.doubled else MOVE if self.dice is not None else CUBE
 
+    def resume(self, jacoby: bool = False, beavers: bool = False):
+        """The engine.game ``GameState`` of this board, ``mover`` on roll before its roll (the cube at
+        its value before a waiting double). The board does not say whether Jacoby or beavers are in
+        force in money play: the caller does. RuleError (a ValueError) where the rules cannot reach it."""
+        from engine import game as g
+
+        money = self.match_length == 0
+        rules = g.Rules(match_length=self.match_length, jacoby=jacoby and money, beavers=beavers and money)
+        length = self.match_length
+        crawford_played = self.post_crawford or (length > 1 and max(self.scores) == length - 1 and not self.crawford)
+        match = g.MatchState(rules, score=self.scores, crawford_played=crawford_played)
+        return g.resume_game(match, self.position, self.mover, cube=self.cube, cube_owner=self.cube_owner)
+
     def seen_by(self, side: int) -> np.ndarray:
         """The position (28,) in the frame of ``side``."""
         return self.position if side == self.mover else flip("backgammon", self.position)

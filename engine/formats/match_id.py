@@ -28,7 +28,7 @@ CENTRED = -1
 """``MatchInfo.cube_owner`` of a cube in the middle."""
 
 
-class GameState(IntEnum):
+class GameStatus(IntEnum):
     """gnubg's game state (Match ID bits 8-10)."""
 
     NONE = 0
@@ -91,7 +91,7 @@ class MatchInfo:
     """The side whose turn it is to roll or move (Match ID bit 6); the position is seen by it."""
     crawford: bool = False
     """This game is the Crawford game."""
-    game_state: GameState = GameState.PLAYING
+    game_state: GameStatus = GameStatus.PLAYING
     """gnubg's game state; an XGID always means PLAYING."""
     turn: int | None = None
     """The side that must decide now (bit 11); None = worked out: the other side while a double or
@@ -116,7 +116,7 @@ class MatchInfo:
     def __post_init__(self) -> None:
         object.__setattr__(self, "dice", tuple(self.dice))
         object.__setattr__(self, "scores", tuple(self.scores))
-        object.__setattr__(self, "game_state", _checked(GameState, self.game_state, "game_state"))
+        object.__setattr__(self, "game_state", _checked(GameStatus, self.game_state, "game_state"))
         if self.turn is None:
             waiting = self.double_offered or self.resignation
             object.__setattr__(self, "turn", 1 - self.player_on_roll if waiting else self.player_on_roll)
@@ -133,6 +133,18 @@ class MatchInfo:
     def crawford_played(self) -> bool:
         """For ``engine.match.MatchState``: a side is at L-1 and this is not the Crawford game."""
         return self.match_length > 1 and max(self.scores) == self.match_length - 1 and not self.crawford
+
+    def resume(self, position: np.ndarray):
+        """The engine.game ``GameState`` of this ID with ``position`` (seen by ``player_on_roll``): the
+        rules, score and Crawford game of the match, the cube, the side on roll before its roll (a
+        waiting double or thrown dice are not replayed). RuleError (a ValueError) where the rules
+        cannot reach this state."""
+        from engine import game as g
+
+        match = g.MatchState(g.Rules(**self.rules_options()), score=self.scores,
+                             crawford_played=self.crawford_played)
+        owner = None if self.cube_owner == CENTRED else self.cube_owner
+        return g.resume_game(match, position, self.player_on_roll, cube=self.cube_value, cube_owner=owner)
 
     def rules_options(self) -> dict:
         """Keyword options for ``engine.match.Rules``: Jacoby and beavers are money-play options."""
@@ -239,7 +251,7 @@ def read_match_id(text: str) -> MatchInfo:
     f = {name: value >> start & ((1 << width) - 1) for name, start, width in _MATCH_ID_FIELDS}
     if f["cube_owner"] == 2:
         raise FormatError(f"Match ID {text!r}: cube owner 2 (only 0, 1 and 3 = centred exist)")
-    if f["game_state"] > max(GameState):
+    if f["game_state"] > max(GameStatus):
         raise FormatError(f"Match ID {text!r}: game state {f['game_state']} (only 0..4 exist)")
     for die in ("die_1", "die_2"):
         if f[die] > 6:
@@ -250,7 +262,7 @@ def read_match_id(text: str) -> MatchInfo:
             cube_owner=CENTRED if f["cube_owner"] == 3 else f["cube_owner"],
             player_on_roll=f["player_on_roll"],
             crawford=bool(f["crawford"]),
-            game_state=GameState(f["game_state"]),
+            game_state=GameStatus(f["game_state"]),
             turn=f["turn"],
             double_offered=bool(f["double_offered"]),
             resignation=f["resignation"],
@@ -266,7 +278,7 @@ def read_match_id(text: str) -> MatchInfo:
 __all__ = [
     "CENTRED",
     "MATCH_ID_CHARS",
-    "GameState",
+    "GameStatus",
     "MatchInfo",
     "pack_bits",
     "read_match_id",

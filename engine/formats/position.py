@@ -10,6 +10,8 @@ Position ID lists the side not on roll first, then the side on roll; an XGID is 
 bottom player's side and is turned to the mover's frame by its ``turn`` field.
 
 Every reader raises ``FormatError`` (a ValueError) with one line that says what is wrong.
+``read_position_text`` is the one reader of a position given as text, whatever its form; every entry
+point (``python -m engine show``, ``Bot``, hint, rollout) reads positions through it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from engine.errors import FormatError
 from engine.formats.match_id import (
     CENTRED,
     MATCH_ID_CHARS,
-    GameState,
+    GameStatus,
     MatchInfo,
     pack_bits,
     read_match_id,
@@ -325,7 +327,7 @@ __all__ = [
     "CENTRED",
     "MATCH_ID_CHARS",
     "FormatError",
-    "GameState",
+    "GameStatus",
     "MatchInfo",
     "read_gnubg_id",
     "read_json_position",
@@ -338,3 +340,29 @@ __all__ = [
     "write_position_id",
     "write_xgid",
 ]
+
+
+# ----------------------------------------------------------------------------------------------
+# any form
+
+
+def read_position_text(game: str, text: str) -> tuple[np.ndarray, MatchInfo | None]:
+    """(position in the mover's frame, MatchInfo or None) of a position in any accepted text form.
+
+    JSON (``{...}``, either game); for backgammon also an XGID (with or without ``XGID=``), a gnubg ID
+    (``PositionID:MatchID``) or a bare Position ID. Only the IDs carry cube and match state (a
+    MatchInfo); JSON and a bare Position ID give None. FormatError says what is wrong.
+    """
+    check_game(game)
+    if not isinstance(text, str):
+        raise FormatError(f"a position is a JSON object, a gnubg ID or an XGID, not {type(text).__name__}")
+    text = text.strip()
+    if text.startswith("{"):
+        return read_json_position(game, text), None
+    if game != "backgammon":
+        raise FormatError("long nardi positions are given in the JSON form (docs/FORMATS.md)")
+    if text.upper().startswith(XGID_PREFIX) or text.count(":") == 9:
+        return read_xgid(text)
+    if ":" in text:
+        return read_gnubg_id(text)
+    return read_position_id(text), None

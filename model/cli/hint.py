@@ -38,17 +38,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.board import CHECKERS, OFF, OPP_OFF, flip, pips
+from engine.board import CHECKERS, OFF, OPP_OFF, pips
 from engine.errors import FormatError
 from engine.formats.position import (
-    CENTRED as FORMAT_CENTRED,
-)
-from engine.formats.position import (
     MatchInfo,
-    read_gnubg_id,
-    read_json_position,
-    read_position_id,
-    read_xgid,
+    read_position_text,
     write_json_position,
     write_match_id,
     write_position_id,
@@ -57,6 +51,7 @@ from engine.movegen import legal_plays
 from engine.notation import format_plays
 
 from model.bot import read_dice
+from model.cube.policy import cube_view
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 
 
@@ -70,33 +65,11 @@ class Query:
     dice: np.ndarray | None
 
 
-def parse_position(game: str, text: str) -> tuple[np.ndarray, MatchInfo | None]:
-    """Position and match/cube info from any accepted form (JSON, Position ID[:Match ID], XGID)."""
-    text = text.strip()
-    if text.startswith("{"):
-        return read_json_position(game, text), None
-    if game != "backgammon":
-        raise FormatError("long nardi positions are given in the JSON form (see FORMATS.md)")
-    if text.upper().startswith("XGID="):
-        return read_xgid(text)
-    if ":" in text:
-        return read_gnubg_id(text)
-    return read_position_id(text), None
-
-
-def cube_state(info: MatchInfo | None, met: str):
-    """The model.cube.decisions.CubeState of a MatchInfo, seen by the side on roll (money, centred if None)."""
-    from model.cube.decisions import CENTRED, ME, OPPONENT, CubeState
-
-    if info is None:
-        return CubeState(met=met)
-    me = info.player_on_roll
-    owner = CENTRED if info.cube_owner == FORMAT_CENTRED else (ME if info.cube_owner == me else OPPONENT)
-    if info.match_length == 0:
-        return CubeState(value=info.cube_value, owner=owner, jacoby=info.jacoby, beavers=info.beavers, met=met)
-    return CubeState(value=info.cube_value, owner=owner, match_length=info.match_length,
-                     score_me=info.scores[me], score_opp=info.scores[1 - me], crawford=info.crawford,
-                     jacoby=False, beavers=False, met=met)
+def cube_view_of(pos: np.ndarray, info: MatchInfo | None, met: str):
+    """The model.cube CubeState of the side on roll: the ID's cube and match state; without one, money
+    with a centred cube and gnubg's defaults (Jacoby rule on, beavers allowed)."""
+    state = (info or MatchInfo(beavers=True)).resume(pos)
+    return cube_view(state, state.mover, met=met)
 
 
 def _probs_dict(game, p) -> dict:
@@ -104,16 +77,18 @@ def _probs_dict(game, p) -> dict:
 
 
 def analyse(bot, query: Query, ply: int, met: str) -> dict:
-    """The whole answer for one query as the JSON-ready dict documented in the module docstring."""
-    from model.search.lookahead import evaluate_positions, rank_children, ranking_order
+    """The whole answer for one query as the JSON-ready dict documented in the module docstring:
+    every decision is model/cube/policy.py's, the one that play, serve and the cube arena make."""
+    from model.cube.policy import CubePolicy
+    from model.search.lookahead import ranking_order
 
     game, pos = query.game, query.position
     if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
         raise FormatError("the game is over: a side has borne off all 15 checkers")
-    net = bot.net
-    if net is None:
+    if bot.net is None:
         raise ValueError(f"{bot.name} is a baseline: hint needs a network (a checkpoint)")
-    state = cube_state(query.info, met) if game == "backgammon" else None
+    policy = CubePolicy.for_bot(bot, ply)
+    view = cube_view_of(pos, query.info, met) if game == "backgammon" else None
     out = {"game": game, "bot": bot.name, "ply": ply, "position": write_json_position(pos),
            "dice": None if query.dice is None else [int(d) for d in query.dice],
            "plays": None, "cube_decision": None}
@@ -124,32 +99,23 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
             if query.dice is not None:  # the Match ID written says which dice were analysed
                 info = replace(info, dice=(int(query.dice[0]), int(query.dice[1])))
             out["match_id"] = write_match_id(info)
-        out["cube"] = {"value": state.value, "owner": state.owner, "match_length": state.match_length,
-                       "score": [state.score_me, state.score_opp], "crawford": state.crawford,
-                       "jacoby": state.jacoby, "beavers": state.beavers}
-    probs = evaluate_positions(net, pos[None], ply)[0]
+        out["cube"] = {"value": view.value, "owner": view.owner, "match_length": view.match_length,
+                       "score": [view.score_me, view.score_opp], "crawford": view.crawford,
+                       "jacoby": view.jacoby, "beavers": view.beavers}
+    probs = policy.on_roll_probabilities(pos[None])[0]
     out["evaluation"] = {"probs": _probs_dict(game, probs),
                          "cubeless_equity": round(float(cubeless_equity(game, probs)), 6)}
     if query.dice is None:
         if game == "backgammon":
-            out["cube_decision"] = _cube_decision(pos, probs, state)
+            out["cube_decision"] = _cube_decision(policy.cube_decision(pos, view, probs))
             out["cube_decision"]["double_offered"] = bool(query.info is not None and query.info.double_offered)
         return out
-    children, _ = legal_plays(game, pos[None], query.dice[None])
-    util, child_probs, depth = rank_children(net, children, ply)
+    children, parent = legal_plays(game, pos[None], query.dice[None])
+    util, child_probs, depth = policy.rank_plays(children, parent, [view])
     cubeless = cubeless_equity(game, child_probs)
-    equity = mwc = None
-    if game == "backgammon":
-        from model.cube.decisions import checker_play_value, cube_efficiency
-
-        x = cube_efficiency(flip(game, children))
-        value = checker_play_value(child_probs, state, x)
-        if state.is_money:
-            equity, util = value, value
-        else:
-            mwc, util = value, value
-    else:
-        util = cubeless
+    money = game != "backgammon" or view.is_money
+    equity = util if game == "backgammon" and money else None
+    mwc = None if money else util
     order = ranking_order(util, depth)
     moves = format_plays(game, pos, query.dice, children[order])
     best = util[order[0]]
@@ -166,18 +132,14 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
     return out
 
 
-def _cube_decision(pos, probs, state) -> dict:
-    """Cube action for the side on roll, from its (n-ply) cubeless probabilities."""
-    from model.cube.decisions import cube_decision, cube_efficiency
-
-    x = cube_efficiency(pos[None])[0]
-    d = cube_decision(probs, x, state)
-    out = {"action": str(d.labels), "double": bool(d.double), "response": str(d.response),
-           "no_double": float(d.no_double), "double_take": float(d.double_take),
-           "double_pass": float(d.double_pass)}
+def _cube_decision(d) -> dict:
+    """A CubeDecision of one position as the JSON-ready dict of the module docstring."""
+    out = {"action": str(d.labels[0]), "double": bool(d.double[0]), "response": str(d.response[0]),
+           "no_double": float(d.no_double[0]), "double_take": float(d.double_take[0]),
+           "double_pass": float(d.double_pass[0])}
     if d.no_double_mwc is not None:
-        out.update(no_double_mwc=float(d.no_double_mwc), double_take_mwc=float(d.double_take_mwc),
-                   double_pass_mwc=float(d.double_pass_mwc))
+        out.update(no_double_mwc=float(d.no_double_mwc[0]), double_take_mwc=float(d.double_take_mwc[0]),
+                   double_pass_mwc=float(d.double_pass_mwc[0]))
     return out
 
 
@@ -252,7 +214,7 @@ def _query_from_obj(game: str, obj, default_dice) -> Query:
     if "position" not in obj:
         raise FormatError("missing 'position'")
     text = obj["position"] if isinstance(obj["position"], str) else json.dumps(obj["position"])
-    pos, info = parse_position(game, text)
+    pos, info = read_position_text(game, text)
     dice = obj.get("dice", default_dice)
     return Query(game, pos, info, _dice_of(dice, info))
 
@@ -298,7 +260,7 @@ def main(argv: list[str]) -> int:
     if args.jsonl:
         return _run_jsonl(bot, args)
     try:
-        pos, info = parse_position(args.game, args.position)
+        pos, info = read_position_text(args.game, args.position)
         query = Query(args.game, pos, info, _dice_of(args.dice, info))
         answer = analyse(bot, query, args.ply, args.met)
     except ValueError as e:

@@ -17,17 +17,12 @@ first legal play, roll, take, reject. ``--mat FILE`` (backgammon) saves the sess
 file for gnubg's ``import mat FILE``: the person is "human" (left column), the bot its checkpoint stem
 or baseline name.
 
-The bot's cube and resignation decisions (the "cube rule"):
-  * doubling and taking: model/cube/decisions.py at 0-ply (gnubg's decisions from the five probabilities of
-    the bot's network, money or match score); a baseline without probabilities never doubles and
-    always takes. Checker plays are the bot's cubeless choice.
-  * resigning (once per game, capped by what the rules let it lose): backgammon through
-    model/cube/resign.py's ``resignation_offer`` (the lowest level worth what playing on is worth,
-    cubeless, money or match score), as ``serve`` does; long nardi when the network gives the bot
-    under ``RESIGN_BELOW`` chance to win, a mars when it loses one with more than 1 - RESIGN_BELOW.
-  * answering a resignation: backgammon model/cube/resign.py's ``accept_resignation`` (cubeless); long
-    nardi accepts when the offered points are at least the bot's cubeless equity; a baseline accepts
-    only the most the person can still lose (engine.game.max_resignation).
+Every decision of the bot is model/cube/policy.py's ``CubePolicy`` at 0-ply, the one hint, serve
+and the cube arena use: its checker play (cubeful at the cube and score), doubles and takes (gnubg's
+cube theory from the five probabilities of the bot's network, money or match score), resignations
+(offered once per game, capped by what the rules let it lose) and answers to the person's. A
+baseline without probabilities plays its own choice, never doubles, always takes, never resigns
+and accepts only the most the person can still lose (engine.game.max_resignation).
 
 Exit status: 0 when the session ends (match over, ``quit`` or end of input), 2 for bad flags or a
 bot that cannot be loaded (one line on stderr), 1 when the output's reader goes away.
@@ -45,22 +40,15 @@ import numpy as np
 from engine import game as g
 from engine.board import GAMES
 from engine.errors import FormatError
-from engine.formats.position import read_json_position
 from engine.formats.matfile import MatchRecord, game_record, player_names, write_mat
 from engine.notation import NO_PLAY, format_play, parse_play
 from engine.formats.pictures import ascii_board
 
-from model.cube import decisions as cube
-from model.cube.players import cube_view
-from model.net.equity import cubeless_equity, flip_probs
-from model.cube.resign import accept_resignation, resignation_offer
+from model.cube.policy import CubePolicy, cube_view
 
 HUMAN, BOT = 0, 1
 LEVEL_NAMES = {"backgammon": {1: "a single game", 2: "a gammon", 3: "a backgammon"},
                "nardi": {1: "a single game", 2: "a mars"}}
-RESIGN_BELOW = 0.02
-"""Long nardi: the bot resigns when its chance to win is below this (a mars when it loses one with
-more than 1 - RESIGN_BELOW)."""
 HINT_PLAYS = 5
 ACTIONS = {"r": "roll", "roll": "roll", "d": "double", "double": "double", "t": "take", "take": "take",
            "drop": "drop", "p": "drop", "pass": "drop", "beaver": "beaver", "a": "accept", "accept": "accept",
@@ -76,72 +64,50 @@ HELP = ("moves like 13/7 8/7, bar/22, 6/off, 8/5(2); commands: roll, double, tak
 # the bot's decisions
 
 
-def bot_probabilities(bot, state: g.GameState, side: int) -> np.ndarray | None:
-    """Cubeless outcome probabilities seen by ``side`` (before the roll of the side on turn), or None
-    for a baseline that gives none."""
-    if bot.net is None:
+def cube_advice(policy: CubePolicy, state: g.GameState, side: int):
+    """The policy's cube decision for ``side`` on roll (ROLL phase), or None without probabilities."""
+    if not policy.has_probabilities:
         return None
-    probs = np.array(list(bot.evaluate(state.position)["probs"].values()))
-    return probs if side == state.mover else flip_probs(state.game, probs)
+    return policy.cube_decision(g.view(state, side), cube_view(state, side))
 
 
-def cube_advice(bot, state: g.GameState, side: int):
-    """model/cube/decisions.py's decision for ``side`` on roll (ROLL phase), or None without probabilities."""
-    probs = bot_probabilities(bot, state, side)
-    if probs is None:
-        return None
-    x = cube.cube_efficiency(g.view(state, side)[None, :])
-    return cube.cube_decision(probs[None, :], x, cube_view(state, side))
-
-
-def bot_doubles(bot, state: g.GameState) -> bool:
-    """The bot, on roll, doubles when the rules let it and model/cube/decisions.py says "double"."""
+def bot_doubles(policy: CubePolicy, state: g.GameState) -> bool:
+    """The bot, on roll, doubles when the rules let it and the policy says "double"."""
     if not g.may_double(state):
         return False
-    decision = cube_advice(bot, state, BOT)
-    return decision is not None and bool(decision.double[0])
+    return bool(policy.doubles(state.position[None, :], [cube_view(state, BOT)])[0])
 
 
-def take_advice(bot, state: g.GameState, taker: int) -> str:
-    """"take", "pass" or "beaver" for ``taker`` answering the waiting double (model/cube/decisions.py), "take"
-    for a baseline."""
-    probs = bot_probabilities(bot, state, taker)
-    if probs is None:
-        return "take"
-    x = cube.cube_efficiency(g.view(state, 1 - taker)[None, :])
-    return str(cube.take_decision(probs[None, :], x, cube_view(state, taker))[0])
+def take_advice(policy: CubePolicy, state: g.GameState, taker: int) -> str:
+    """"take", "pass" or "beaver" for ``taker`` answering the waiting double ("take" for a baseline)."""
+    return policy.answers(g.view(state, 1 - taker)[None, :], [cube_view(state, taker)])[0]
 
 
-def bot_resignation(bot, state: g.GameState) -> int | None:
-    """The level the bot offers to resign at, or None (see the module docstring)."""
-    probs = bot_probabilities(bot, state, BOT)
-    if probs is None:
-        return None
-    if state.game == "backgammon":
-        level = int(resignation_offer(probs, cube_view(state, BOT), on_roll=state.mover == BOT))
-    else:  # long nardi: [win, win mars, lose mars]
-        level = 0 if probs[0] >= RESIGN_BELOW else 1 + int(probs[2] >= 1 - RESIGN_BELOW)
+def bot_resignation(policy: CubePolicy, state: g.GameState) -> int | None:
+    """The level the bot offers to resign at, or None: the policy's offer, capped by the rules."""
+    on_roll = state.mover == BOT
+    level = int(policy.resignations(state.position[None, :], [cube_view(state, BOT)], [on_roll])[0])
     if level == 0:
         return None
     level = min(level, g.max_resignation(state, BOT))
     return level if g.resignation_refusal(state, BOT, level) is None else None
 
 
-def bot_accepts(bot, state: g.GameState) -> bool:
-    """Whether the bot accepts the person's waiting resignation (see the module docstring)."""
+def bot_accepts(policy: CubePolicy, state: g.GameState) -> bool:
+    """Whether the bot accepts the person's waiting resignation: the policy's answer; a baseline
+    accepts only the most the person can still lose."""
     _, level = state.resignation
-    probs = bot_probabilities(bot, state, BOT)
-    if probs is None:
+    if not policy.has_probabilities:
         return level >= g.max_resignation(state, HUMAN)
-    if state.game == "backgammon":
-        return bool(accept_resignation(probs, level, cube_view(state, BOT), on_roll=state.mover == BOT))
-    return level >= float(cubeless_equity(state.game, probs)) - 1e-9  # nardi: points = level
+    return bool(policy.accepts(state.position[None, :], [cube_view(state, BOT)], [level], [state.mover == BOT])[0])
 
 
-def bot_play(bot, state: g.GameState) -> tuple[np.ndarray, str]:
-    """(the bot's chosen child, its notation) in the MOVE phase."""
-    best = bot.choose(state.position, state.dice)
-    return read_json_position(state.game, best["position"]), best["move"] or NO_PLAY
+def bot_play(policy: CubePolicy, state: g.GameState) -> tuple[np.ndarray, str]:
+    """(the bot's chosen child, its notation) in the MOVE phase: the policy's play."""
+    children = np.asarray(state.plays)
+    pick = int(policy.choose(state.position[None, :], np.array([state.dice]), children,
+                             np.zeros(len(children), dtype=np.int64), [cube_view(state, BOT)])[0])
+    return children[pick], format_play(state.game, state.position, children[pick], state.dice) or NO_PLAY
 
 
 # ----------------------------------------------------------------------------------------------
@@ -182,6 +148,7 @@ class Table:
     def __init__(self, bot, rules: g.Rules, rng: np.random.Generator, console: Console, you_first: bool,
                  record: bool = False):
         self.bot = bot
+        self.policy = CubePolicy.for_bot(bot)  # every decision of the bot (model/cube/policy.py)
         self.records: list | None = [] if record else None  # with record: each finished game's GameRecord
         self.trail: list = []  # with record: the states of the game in play
         self.match = g.new_match(rules)
@@ -258,28 +225,28 @@ class Table:
     def bot_acts(self) -> None:
         state, say = self.state, self.console.say
         if state.resignation is not None:
-            accepted = bot_accepts(self.bot, state)
+            accepted = bot_accepts(self.policy, state)
             say(f"the bot {'accepts' if accepted else 'rejects'} your resignation")
             self.state = g.accept_resignation(state) if accepted else g.reject_resignation(state)
         elif state.phase is g.Phase.TAKE:
-            answer = take_advice(self.bot, state, BOT)
+            answer = take_advice(self.policy, state, BOT)
             if answer == "beaver" and g.beaver_refusal(state) is not None:
                 answer = "take"
             say(f"the bot {'drops' if answer == 'pass' else answer + 's'}")
             self.state = {"pass": g.drop, "take": g.take, "beaver": g.beaver}[answer](state)
         elif state.phase is g.Phase.ROLL:
-            level = None if self.bot_offered else bot_resignation(self.bot, state)
+            level = None if self.bot_offered else bot_resignation(self.policy, state)
             if level is not None:
                 self.bot_offered = True
                 say(f"the bot offers to resign {LEVEL_NAMES[state.game][level]}")
                 self.state = g.offer_resignation(state, BOT, level)
-            elif bot_doubles(self.bot, state):
+            elif bot_doubles(self.policy, state):
                 say(f"the bot doubles to {state.cube * 2}")
                 self.state = g.double(state)
             else:
                 self.state = g.roll(state, self.rng)
         else:
-            child, move = bot_play(self.bot, state)
+            child, move = bot_play(self.policy, state)
             a, b = state.dice
             say(f"the bot rolls {a}-{b} and plays {move}")
             self.state = g.play(state, child)
@@ -412,9 +379,9 @@ class Table:
                 say(f"  {k}. {play['move'] or NO_PLAY:<24} equity {play['equity']:+.3f}  "
                     f"loss {play['loss']:.3f}  win {play['probs']['win']:.1%}")
         elif state.phase is g.Phase.TAKE:
-            say(f"  the bot would {take_advice(self.bot, state, HUMAN)}")
+            say(f"  the bot would {take_advice(self.policy, state, HUMAN)}")
         elif state.phase is g.Phase.ROLL:
-            decision = cube_advice(self.bot, state, HUMAN)
+            decision = cube_advice(self.policy, state, HUMAN)
             if decision is None:
                 say("  this bot gives no cube advice: roll")
             else:

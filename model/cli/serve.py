@@ -21,10 +21,10 @@ give that child. A line that is no board gets one log line and an empty reply, a
 serving; a dropped connection gets one log line and the server goes back to accepting. One connection
 is served at a time, one after another. Ctrl-C stops it cleanly.
 
-Decisions. A network bot picks its play by ``model.search.lookahead.rank_children`` at ``plies``, maximising
-``model.cube.decisions.checker_play_value`` at the board's score (money equity, or match-winning chance in a
-match); cube actions come from ``model.cube.decisions.cube_decision`` / ``take_decision`` (gnubg's 0-ply cube
-theory on the bot's probabilities, with the match length, scores and Crawford flag of the board).
+Decisions are model/cube/policy.py's ``CubePolicy`` at ``plies``, the policy hint, play and the cube
+arena use: the play with the best cubeful value at the board's cube and score (money equity, or
+match-winning chance in a match), cube actions and resignations from gnubg's cube theory on the bot's
+probabilities, with the match length, scores and Crawford flag of the board.
 The board does not say whether Jacoby or beavers are in force: Jacoby is assumed on in money play
 (gnubg's default) and beavers off unless asked for. A baseline bot (pubeval...) has no probabilities:
 it picks plays with its own rule, never doubles, always takes, never resigns.
@@ -41,13 +41,14 @@ import numpy as np
 
 from engine.errors import FormatError
 from engine.formats.fibs import CUBE, MOVE, TAKE, FibsBoard, read_fibs_board
-from engine.game import max_resignation, new_match, resume_game
+from engine.board import flip
+from engine.game import max_resignation
 from engine.movegen import legal_plays
 from engine.notation import parse_play, steps
 
-from model.cube import decisions as cube
+from model.cube.policy import CubePolicy, cube_view
+from model.cube.resign import TOLERANCE
 from model.net.equity import flip_probs
-from model.cube.resign import TOLERANCE, resignation_offer
 
 MAX_LINE = 4096
 """A request longer than this (bytes, no line end yet) is dropped as garbage."""
@@ -88,18 +89,6 @@ class ServeStats:
         self.replies[word] = self.replies.get(word, 0) + 1
 
 
-def cube_state(board: FibsBoard, side: int, options: ServeOptions) -> cube.CubeState:
-    """The board's cube and score seen by ``side`` (model/cube/decisions.py's CubeState)."""
-    owner = cube.CENTRED if board.cube_owner is None else cube.ME if board.cube_owner == side else cube.OPPONENT
-    if board.match_length == 0:
-        return cube.CubeState(value=board.cube, owner=owner, jacoby=options.jacoby, beavers=options.beavers)
-    length = board.match_length
-    me, opp = board.scores[side], board.scores[1 - side]
-    crawford = board.crawford and ((length - me == 1) != (length - opp == 1))
-    return cube.CubeState(value=board.cube, owner=owner, match_length=length, score_me=me, score_opp=opp,
-                          crawford=crawford, jacoby=False, beavers=False)
-
-
 def checked_play_text(position: np.ndarray, dice, child: np.ndarray, children: np.ndarray) -> str | None:
     """The play from ``position`` to ``child`` one step per die, or None unless it is safe to send:
     ``child`` is one of the legal ``children`` and the text, read back, gives exactly ``child``."""
@@ -126,41 +115,30 @@ class BotAgent:
         self.log = log or (lambda message: print(f"serve: {message}", file=sys.stderr, flush=True))
         self.verbose = verbose  # log every request and its reply
         self._offered_at: bytes | None = None  # position of our last resignation offer
+        self.policy = CubePolicy.for_bot(bot, self.options.plies, resign_tolerance=self.options.resign_tolerance)
 
     def reset(self) -> None:
         """A new connection: forget the last resignation offer."""
         self._offered_at = None
 
-    # -- evaluation -------------------------------------------------------------------------------
+    # -- what the bot sees -----------------------------------------------------------------------
+
+    def _state(self, board: FibsBoard):
+        """The board as an engine.game GameState (Jacoby and beavers from the options)."""
+        return board.resume(jacoby=self.options.jacoby, beavers=self.options.beavers)
 
     def _probabilities(self, position: np.ndarray) -> np.ndarray | None:
-        """(5,) outcome probabilities of ``position`` for its side on roll; None for baselines."""
-        if self.bot.net is None:
+        """(K,) outcome probabilities of ``position`` for its side on roll; None for baselines."""
+        if not self.policy.has_probabilities:
             return None
-        from model.search.lookahead import evaluate_positions
-
-        return evaluate_positions(self.bot.net, position[None, :], self.options.plies, self.bot.player.device)[0]
-
-    def _pick(self, board: FibsBoard, children, parent) -> tuple[int, np.ndarray | None]:
-        """Index of the chosen child, and its probabilities (mover's view) for networks."""
-        if self.bot.net is None:
-            pick = self.bot.player.select(board.position[None, :], np.array([board.dice]), children, parent)
-            return int(pick[0]), None
-        from model.search.lookahead import rank_children, ranking_order
-
-        state = cube_state(board, board.mover, self.options)
-        util, probs, depth = rank_children(
-            self.bot.net, children, self.options.plies, device=self.bot.player.device,
-            utility=lambda p: cube.checker_play_value(p, state),
-        )
-        best = int(ranking_order(util, depth)[0])
-        return best, probs[best]
+        return self.policy.on_roll_probabilities(position[None, :])[0]
 
     # -- the three questions ----------------------------------------------------------------------
 
-    def _resignation(self, board: FibsBoard, probs, on_roll: bool) -> str | None:
-        """``resign n|g|b`` if the game is lost anyway (model/cube/resign.py: the lowest level worth what
-        playing on is worth, from ``probs`` seen by the bot, on roll or just after its play), capped by
+    def _resignation(self, board: FibsBoard, state, position, probs, on_roll: bool) -> str | None:
+        """``resign n|g|b`` if the game is lost anyway (model/cube/policy.py: the lowest level worth
+        what playing on is worth, for the bot: on roll in ``position`` (seen by its side on roll,
+        whose probabilities are ``probs``) when ``on_roll``, else just after its play), capped by
         what the rules let it lose, and unless an offer was declined in this very position (gnubg asks
         again after declining; the offer may come again once a roll has been played)."""
         key = board.position.tobytes()
@@ -168,9 +146,9 @@ class BotAgent:
             self._offered_at = None
         if not self.options.resign or probs is None or self._offered_at == key:
             return None
-        state = cube_state(board, board.mover, self.options)
-        level = int(resignation_offer(probs, state, on_roll=on_roll, tolerance=self.options.resign_tolerance))
-        level = min(level, max_resignation(resume_game(new_match(), board.position, 0), 0))
+        view = cube_view(state, board.mover)
+        level = int(self.policy.resignations(position[None, :], [view], [on_roll], probs=probs[None, :])[0])
+        level = min(level, max_resignation(state, board.mover))
         if level == 0:
             return None
         self._offered_at = key
@@ -182,10 +160,16 @@ class BotAgent:
         children, parent = legal_plays("backgammon", board.position[None, :], dice)
         if len(children) == 1 and np.array_equal(children[0], board.position):
             return ""  # no die can be played
-        pick, probs = self._pick(board, children, parent)
-        resign = self._resignation(board, probs, on_roll=False)
-        if resign:
-            return resign
+        state = self._state(board)
+        if self.policy.has_probabilities:
+            value, probs, depth = self.policy.rank_plays(children, parent, [cube_view(state, board.mover)])
+            pick = int(self.policy.best(value, depth, parent, 1)[0])
+            after = flip("backgammon", children[pick])  # the opponent on roll
+            resign = self._resignation(board, state, after, flip_probs("backgammon", probs[pick]), False)
+            if resign:
+                return resign
+        else:
+            pick = int(self.policy.choose(board.position[None, :], dice, children, parent, [None])[0])
         text = checked_play_text(board.position, board.dice, children[pick], children)
         if text is None:  # never expected: fall back to the first legal play whose text checks out
             self.stats.fallbacks += 1
@@ -198,23 +182,18 @@ class BotAgent:
         probs = self._probabilities(board.position)
         if probs is None:
             return "roll"
-        resign = self._resignation(board, probs, on_roll=True)
+        state = self._state(board)
+        resign = self._resignation(board, state, board.position, probs, on_roll=True)
         if resign:
             return resign
-        state = cube_state(board, board.mover, self.options)
-        x = float(cube.cube_efficiency(board.position[None, :])[0])
-        decision = cube.cube_decision(probs, x, state)
-        return "double" if bool(decision.double) and cube.may_double(state) else "roll"
+        view = cube_view(state, board.mover)
+        return "double" if self.policy.doubles(board.position[None, :], [view], probs[None, :])[0] else "roll"
 
     def take_or_drop(self, board: FibsBoard) -> str:
         """The reply to a double from the side on roll: take, drop, or (beavers on) beaver."""
-        probs = self._probabilities(board.position)  # the doubler's view
-        if probs is None:
-            return "take"
-        state = cube_state(board, board.actor, self.options)
-        x = float(cube.cube_efficiency(board.position[None, :])[0])
-        answer = str(cube.take_decision(flip_probs("backgammon", probs), x, state))
-        return {"pass": "drop", "beaver": "beaver" if self.options.beavers else "take"}.get(answer, "take")
+        view = cube_view(self._state(board), board.actor)
+        answer = self.policy.answers(board.position[None, :], [view])[0]
+        return "drop" if answer == "pass" else answer
 
     def answer(self, board: FibsBoard) -> str:
         """The one reply line (without line end) to ``board``."""

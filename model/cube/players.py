@@ -10,15 +10,12 @@ engine.game ``GameState``; the player answers for the side the question is put t
     accepts(states)  -> (B,) bool     a resignation offered to it waits
 
 The players here:
-  * ``NetCubePlayer``: a network with model/cube/decisions.py's decisions from the five cubeless probabilities
-    of the position before the roll (0-ply). ``style="aware"`` decides at the real cube and score
+  * ``NetCubePlayer``: a network deciding through model/cube/policy.py's ``CubePolicy``, the policy
+    hint, play and serve use too. ``style="aware"`` decides at the real cube and score
     (match-winning chances, the Crawford game, dead cubes); ``style="money"`` plays every game as if
-    it were money ("money-style": money cube decisions ignoring the score, no Jacoby, no beavers).
-    Checker play: ``checker="cubeful"`` maximises model.cube.decisions.checker_play_value with the cube
-    efficiency of the position after the play (money: Janowski cubeful equity; match: cubeful
-    match-winning chance), ``"cubeless"`` the cubeless value at this cube and score (money: cubeless
-    equity; match: cubeless MWC). Money-style always plays cubeless money equity. Long nardi has no
-    cube: checker play is cubeless equity.
+    it were money ("money-style": money cube decisions ignoring the score, no Jacoby, no beavers,
+    cubeless money equity for checker play). ``checker``: the policy's checker play (cubeful or
+    cubeless).
   * ``NoCubePlayer``: any model/players/base.py ``Player`` that never doubles and always takes.
   * ``RandomCubePlayer``: random plays and random cube actions among those the rules allow (tests).
 """
@@ -32,33 +29,11 @@ import numpy as np
 from engine import game as g
 from engine.board import flip
 
-from model.cube import decisions as cube
-from model.net.equity import cubeless_equity, flip_probs
-from model.players.net_player import child_probabilities
-from model.players.base import Player, RandomPlayer, group_argmax
-from model.cube.resign import accept_resignation, resignation_offer
+from model.cube.policy import CHECKER_PLAY, CubePolicy, cube_view, groups
+from model.players.base import Player, RandomPlayer
 
 STYLES = ("aware", "money")
-CHECKER_PLAY = ("cubeful", "cubeless")
 ANSWERS = ("take", "drop", "beaver")
-
-
-def cube_view(state: g.GameState, side: int, money_style: bool = False) -> cube.CubeState:
-    """The game's cube and score as model/cube/decisions.py's CubeState, seen by ``side``.
-
-    Money play: the rules' Jacoby and beaver options. A match: the score, the Crawford flag of the
-    game (engine.match: "the first game after a side comes within one point of the match") and
-    post-Crawford play. ``money_style``: the cube alone, as in a money game without Jacoby or beavers,
-    whatever the score.
-    """
-    owner = {None: cube.CENTRED, side: cube.ME, 1 - side: cube.OPPONENT}[state.cube_owner]
-    rules, match = state.rules, state.match
-    if money_style:
-        return cube.money(owner, state.cube, jacoby=False, beavers=False)
-    if rules.money:
-        return cube.money(owner, state.cube, jacoby=rules.jacoby, beavers=rules.beavers)
-    return cube.match(match.length, match.score[side], match.score[1 - side], state.cube, owner,
-                      crawford=match.is_crawford)
 
 
 def positions_of(states: Sequence[g.GameState]) -> np.ndarray:
@@ -69,14 +44,6 @@ def positions_of(states: Sequence[g.GameState]) -> np.ndarray:
 def dice_of(states: Sequence[g.GameState]) -> np.ndarray:
     """(B, 2): each game's thrown dice (MOVE phase)."""
     return np.array([s.dice for s in states], dtype=np.int64).reshape(len(states), 2)
-
-
-def groups(keys: Sequence) -> list[tuple[object, np.ndarray]]:
-    """[(key, indices)] of equal keys (hashable), in order of first appearance."""
-    found: dict = {}
-    for i, key in enumerate(keys):
-        found.setdefault(key, []).append(i)
-    return [(key, np.asarray(idx, dtype=np.int64)) for key, idx in found.items()]
 
 
 def allowed_answer(state: g.GameState, answer: str) -> str:
@@ -176,113 +143,56 @@ class RandomCubePlayer(CubePlayer):
 
 
 class NetCubePlayer(CubePlayer):
-    """A network with model/cube/decisions.py's cube decisions and cubeful (or cubeless) checker play.
+    """A network deciding everything through model/cube/policy.py's ``CubePolicy`` at ``plies``.
 
     ``net``: anything with ``config`` (game, outputs) and ``probabilities(positions, device)`` for
-    positions seen by the side on roll (model.net.network.OutcomeNet, model.net.inference.NumpyNet, a test stub).
-    Cube decisions are 0-ply: the cubeless probabilities of the position before the roll, the cube
-    efficiency of its class (model.cube.decisions.cube_efficiency), then ``cube_decision`` (the doubler) or
-    ``take_decision`` (the taker) at the game's CubeState (see the module docstring for ``style``
-    and ``checker``). ``resign``: offer and judge resignations with model/cube/resign.py (cubeful values);
-    off, it never offers and accepts as the base class does.
+    positions seen by the side on roll (model.net.network.OutcomeNet, model.net.inference.NumpyNet, a
+    test stub). ``style`` and ``checker``: see the module docstring. ``resign``: offer and judge
+    resignations (model/cube/resign.py, cubeful values); off, it never offers and accepts as the base
+    class does.
     """
 
     def __init__(self, net, style: str = "aware", checker: str = "cubeful", name: str = "net",
-                 device="cpu", resign: bool = False):
+                 device="cpu", resign: bool = False, plies: int = 0):
         if style not in STYLES:
             raise ValueError(f"cube style must be one of {', '.join(STYLES)}, got {style!r}")
-        if checker not in CHECKER_PLAY:
-            raise ValueError(f"checker play must be one of {', '.join(CHECKER_PLAY)}, got {checker!r}")
         super().__init__(net.config.game)
+        self.policy = CubePolicy(net, plies=plies, checker="cubeless" if style == "money" else checker,
+                                 device=device)
         self.net, self.style, self.checker, self.device, self.resign = net, style, checker, device, resign
         self.name = name
 
-    # -- what the player sees ---------------------------------------------------------------------
-
-    def _view(self, state: g.GameState, side: int) -> cube.CubeState:
-        return cube_view(state, side, money_style=self.style == "money")
-
-    def on_roll_probabilities(self, states) -> np.ndarray:
-        """(B, 5) cubeless probabilities of each position before the roll, seen by the side on roll."""
-        return self.net.probabilities(positions_of(states), self.device)
-
-    # -- the cube ---------------------------------------------------------------------------------
+    def _views(self, states, sides) -> list:
+        return [cube_view(s, side, money_style=self.style == "money") for s, side in zip(states, sides)]
 
     def doubles(self, states):
-        """Double where ``cube_decision`` says doubling is right (double/take or double/pass; never
-        when too good, where playing on for the gammon is worth more than the cube's value)."""
-        if not states or self.game != "backgammon":
-            return np.zeros(len(states), dtype=bool)
-        probs = self.on_roll_probabilities(states)
-        x = cube.cube_efficiency(positions_of(states))
-        out = np.zeros(len(states), dtype=bool)
-        for view, idx in groups([self._view(s, s.mover) for s in states]):
-            out[idx] = cube.cube_decision(probs[idx], x[idx], view).double
-        return out
+        return self.policy.doubles(positions_of(states), self._views(states, [s.mover for s in states]))
 
     def answers(self, states):
-        """The taker's answer from ``take_decision``: pass (drop) when the doubler's double/take equity
-        is at least his double/pass, else take, or beaver where it is worth it and the rules allow."""
-        if not states:
-            return []
-        probs = self.on_roll_probabilities(states)  # the doubler on roll
-        x = cube.cube_efficiency(positions_of(states))
-        mine = flip_probs("backgammon", probs)
-        out = [""] * len(states)
-        for view, idx in groups([self._view(s, 1 - s.mover) for s in states]):
-            for k, answer in zip(idx, cube.take_decision(mine[idx], x[idx], view)):
-                out[k] = allowed_answer(states[k], "drop" if answer == cube.PASS else str(answer))
-        return out
-
-    # -- checker play -----------------------------------------------------------------------------
-
-    def play_values(self, states, children: np.ndarray, parent: np.ndarray) -> np.ndarray:
-        """(N,) value of each child for its mover: cubeful or cubeless at each game's cube and score."""
-        probs = child_probabilities(self.net, children, self.device)  # (N, K) the mover's view
-        if self.game != "backgammon":
-            return cubeless_equity(self.game, probs)
-        x = cube.cube_efficiency(flip(self.game, children)) if self.checker == "cubeful" else None
-        values = np.empty(len(children))
-        for view, idx in groups([self._view(s, s.mover) for s in states]):
-            rows = np.flatnonzero(np.isin(parent, idx))
-            if self.style == "money":
-                values[rows] = cube.money_cubeless_equity(probs[rows], view)
-            else:
-                values[rows] = cube.checker_play_value(probs[rows], view, None if x is None else x[rows])
-        return values
+        """The policy's take / drop / beaver, a beaver the rules refuse turned into a take."""
+        said = self.policy.answers(positions_of(states), self._views(states, [1 - s.mover for s in states]))
+        return [allowed_answer(s, "drop" if a == "pass" else a) for s, a in zip(states, said)]
 
     def select(self, states, children, parent):
-        return group_argmax(self.play_values(states, children, parent), parent, len(states))
-
-    # -- resignations -----------------------------------------------------------------------------
+        return self.policy.choose(positions_of(states), dice_of(states), children, parent,
+                                  self._views(states, [s.mover for s in states]))
 
     def resigns(self, states):
-        """model/cube/resign.py's lowest level worth offering (cubeful, on roll), capped by the rules."""
-        out = np.zeros(len(states), dtype=np.int64)
-        if not self.resign or not states or self.game != "backgammon":
-            return out
-        probs = self.on_roll_probabilities(states)
-        x = cube.cube_efficiency(positions_of(states))
-        for view, idx in groups([self._view(s, s.mover) for s in states]):
-            out[idx] = resignation_offer(probs[idx], view, x[idx], on_roll=True)
-        for k, state in enumerate(states):
-            if out[k]:
-                out[k] = min(out[k], g.max_resignation(state, state.mover))
-        return out
+        """The policy's lowest level worth offering (on roll), capped by the rules."""
+        if not self.resign or not states:
+            return np.zeros(len(states), dtype=np.int64)
+        levels = self.policy.resignations(positions_of(states), self._views(states, [s.mover for s in states]),
+                                          np.ones(len(states), dtype=bool))
+        return np.array([min(int(level), g.max_resignation(s, s.mover)) if level else 0
+                         for s, level in zip(states, levels)], dtype=np.int64)
 
     def accepts(self, states):
-        """model/cube/resign.py's ``accept_resignation``: accept when the offer is worth at least playing on."""
-        if not self.resign or not states or self.game != "backgammon":
+        """The policy's answer: accept an offer worth at least playing on."""
+        if not self.resign or not states:
             return super().accepts(states)
-        probs = self.on_roll_probabilities(states)
-        x = cube.cube_efficiency(positions_of(states))
-        out = np.zeros(len(states), dtype=bool)
-        for k, state in enumerate(states):
-            me = 1 - state.resignation[0]
-            mine = probs[k] if me == state.mover else flip_probs("backgammon", probs[k])
-            out[k] = bool(accept_resignation(mine, state.resignation[1], self._view(state, me), x[k],
-                                             on_roll=me == state.mover))
-        return out
+        me = [1 - s.resignation[0] for s in states]
+        return self.policy.accepts(positions_of(states), self._views(states, me),
+                                   [s.resignation[1] for s in states], [m == s.mover for m, s in zip(me, states)])
 
 
 POLICIES = ("auto", "net", "money", "none", "random")

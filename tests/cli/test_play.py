@@ -16,6 +16,7 @@ from engine.board import start_position
 from engine.formats.matfile import DOUBLE, read_mat
 from engine.notation import format_play
 from model.cli import play as play_cli
+from model.cube.policy import CubePolicy
 from model.cli.play import BOT, HUMAN, Console, Table
 from tests.helpers import ROOT, save_tiny_checkpoints
 from tests.helpers import GNUBG, gnubg_import, replay
@@ -117,18 +118,32 @@ def test_typed_moves_play_a_nardi_game(checkpoints):
     assert "not a legal play" not in text and "cannot read" not in text
 
 
-class StubBot:
-    """A bot whose network always gives the same probabilities (seen by the side on roll)."""
+class StubNet:
+    """A network that always gives the same probabilities (seen by the side on roll)."""
 
-    name, game = "stub", "backgammon"
-    net = object()
+    def __init__(self, probs, game="backgammon"):
+        self.probs = np.asarray(probs, dtype=np.float64)
+        self.config = type("Config", (), {"game": game, "outputs": len(probs)})()
 
-    def __init__(self, probs):
-        self.probs = probs
+    def eval(self):
+        return self
 
-    def evaluate(self, position):
-        return {"probs": dict(zip(["win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon"],
-                                  self.probs))}
+    def probabilities(self, positions, device=None):
+        return np.tile(self.probs, (len(positions), 1))
+
+
+def StubBot(probs, game="backgammon"):  # noqa: N802 - reads like the class it stands for
+    """A Bot whose network is a StubNet."""
+    from model.bot import Bot
+    from model.players.net_player import NetPlayer
+
+    net = StubNet(probs, game)
+    return Bot(NetPlayer(net, name="stub"), game, "stub", net)
+
+
+def stub_policy(probs, game="backgammon"):
+    """The decisions (model/cube/policy.py) of a StubBot."""
+    return CubePolicy.for_bot(StubBot(probs, game))
 
 
 def _state(mover, rules=None, cube=1, owner=None, score=(0, 0)):
@@ -139,25 +154,25 @@ def _state(mover, rules=None, cube=1, owner=None, score=(0, 0)):
 def test_bot_cube_rule_follows_model_cube():
     """The bot doubles a near-certain win and not an even game, drops a hopeless take, takes a fair one,
     and never doubles where the rules forbid it (cube owned by the person)."""
-    sure, even = StubBot([0.97, 0.0, 0.0, 0.0, 0.0]), StubBot([0.5, 0.1, 0.0, 0.1, 0.0])
+    sure, even = stub_policy([0.97, 0.0, 0.0, 0.0, 0.0]), stub_policy([0.5, 0.1, 0.0, 0.1, 0.0])
     assert play_cli.bot_doubles(sure, _state(BOT))
     assert not play_cli.bot_doubles(even, _state(BOT))
     assert not play_cli.bot_doubles(sure, _state(BOT, cube=2, owner=HUMAN))
     doubled = g.double(_state(HUMAN))
     # the stub's probabilities are seen by the side on roll, the doubling person
-    assert play_cli.take_advice(StubBot([0.95, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "pass"
-    assert play_cli.take_advice(StubBot([0.6, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "take"
+    assert play_cli.take_advice(stub_policy([0.95, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "pass"
+    assert play_cli.take_advice(stub_policy([0.6, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "take"
 
 
 def test_bot_resigns_and_answers_resignations():
     """A lost bot offers the level it loses by; it accepts an offer worth its equity, not a smaller one."""
-    lost_gammon = StubBot([0.0, 0.0, 0.0, 1.0, 0.0])
+    lost_gammon = stub_policy([0.0, 0.0, 0.0, 1.0, 0.0])
     assert play_cli.bot_resignation(lost_gammon, _state(BOT)) == 2
-    assert play_cli.bot_resignation(StubBot([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
-    assert play_cli.bot_resignation(StubBot([0.3, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) is None
+    assert play_cli.bot_resignation(stub_policy([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
+    assert play_cli.bot_resignation(stub_policy([0.3, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) is None
     offer = g.offer_resignation(_state(HUMAN), HUMAN, 1)  # the stub's view is the person's, on roll
-    assert play_cli.bot_accepts(StubBot([0.2, 0.0, 0.0, 0.0, 0.0]), offer)  # bot's equity +0.6 < 1
-    assert not play_cli.bot_accepts(StubBot([0.1, 0.0, 0.0, 0.9, 0.0]), offer)  # bot expects a gammon
+    assert play_cli.bot_accepts(stub_policy([0.2, 0.0, 0.0, 0.0, 0.0]), offer)  # bot's equity +0.6 < 1
+    assert not play_cli.bot_accepts(stub_policy([0.1, 0.0, 0.0, 0.9, 0.0]), offer)  # bot expects a gammon
 
 
 def test_person_doubles_and_bot_answers():
@@ -234,13 +249,9 @@ def test_random_input_never_escapes(checkpoints):
         assert "input ended" in out.getvalue() or "over: you" in out.getvalue()
 
 
-class NardiStub(StubBot):
-    """The stub for long nardi: [win, win mars, lose mars]."""
-
-    game = "nardi"
-
-    def evaluate(self, position):
-        return {"probs": dict(zip(["win", "win_mars", "lose_mars"], self.probs))}
+def NardiStub(probs):  # noqa: N802
+    """The stub policy for long nardi: [win, win mars, lose mars]."""
+    return stub_policy(probs, game="nardi")
 
 
 def test_nardi_bot_resigns_and_answers():

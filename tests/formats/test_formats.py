@@ -16,7 +16,7 @@ from engine.board import flip, start_position
 from engine.errors import FormatError
 from engine.formats.position import (
     CENTRED,
-    GameState,
+    GameStatus,
     MatchInfo,
     read_gnubg_id,
     read_json_position,
@@ -57,7 +57,7 @@ def _random_infos(n: int, seed: int = 0) -> list[MatchInfo]:
                 cube_owner=int(rng.integers(-1, 2)),
                 player_on_roll=int(rng.integers(2)),
                 crawford=bool(rng.integers(2)),
-                game_state=GameState(int(rng.integers(0, 5))),
+                game_state=GameStatus(int(rng.integers(0, 5))),
                 turn=int(rng.integers(2)),
                 double_offered=bool(rng.integers(2)),
                 resignation=int(rng.integers(0, 4)),

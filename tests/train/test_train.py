@@ -82,7 +82,11 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
     deadline = time.time() + 120
     while not list((run / "tb").glob("*")) and time.time() < deadline:
         time.sleep(0.2)
-    time.sleep(3)
+    first = sum(f.stat().st_size for f in (run / "tb").rglob("*") if f.is_file())
+    while time.time() < deadline:  # a learning pass has logged (games were played), however slow the machine
+        time.sleep(0.2)
+        if sum(f.stat().st_size for f in (run / "tb").rglob("*") if f.is_file()) > first:
+            break
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "Traceback" not in err
