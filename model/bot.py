@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.board import check_game, validate
 from engine.errors import FormatError
-from engine.formats.position import read_gnubg_id, read_json_position, read_position_id, read_xgid, write_json_position
+from engine.formats.position import read_json_position, read_position_text, write_json_position
 from engine.movegen import legal_plays
 from engine.notation import format_plays
 
@@ -42,18 +42,7 @@ def read_position(game: str, position) -> np.ndarray:
         return pos
     if isinstance(position, dict):
         return read_json_position(game, position)
-    if not isinstance(position, str):
-        raise FormatError(f"a position is a JSON object, a gnubg ID or an XGID, not {type(position).__name__}")
-    text = position.strip()
-    if text.startswith("{"):
-        return read_json_position(game, text)
-    if game != "backgammon":
-        raise FormatError("long nardi positions are given in the JSON form")
-    if text.upper().startswith("XGID="):
-        return read_xgid(text)[0]
-    if ":" in text:
-        return read_gnubg_id(text)[0]
-    return read_position_id(text)
+    return read_position_text(game, position)[0]
 
 
 def read_dice(dice) -> np.ndarray:
