@@ -9,7 +9,7 @@ dropped, and ``--positions`` of them are drawn at random (seeded). Games are sta
 holds twenty times as many positions as asked for: about two positions per game are judged.
 
 For each position:
-- the bot's top play at 0, 1 and 2 ply (model/search/lookahead.py: rank_children + ranking_order, cubeless money
+- the bot's top play at 0, 1 and 2 ply (model/cube/policy.py: CubePolicy.rank_plays, cubeless money
   equity, its default move filter), and gnubg's top play at 0 and 2 ply (``best_move``);
 - the judge: gnubg 2-ply's cubeless money equity of every play that matters: the candidates gnubg's own
   2-ply move filter keeps (their equities come with ``best_move(..., n=2, list=1)``) and every pick
@@ -147,12 +147,15 @@ def gnubg_child_equity(gnubg, children: np.ndarray, plies: int) -> np.ndarray:
 
 def bot_picks(net, children: np.ndarray) -> dict[int, int]:
     """The bot's top child at each ply of BOT_PLIES (cubeless money equity)."""
-    from model.search.lookahead import rank_children, ranking_order
+    from model.cube.match_equity import money
+    from model.cube.policy import CubePolicy
 
     picks = {}
+    parent = np.zeros(len(children), dtype=np.int64)
     for ply in BOT_PLIES:
-        util, _, depth = rank_children(net, children, ply)
-        picks[ply] = int(ranking_order(util, depth)[0])
+        policy = CubePolicy(net, plies=ply, checker="cubeless")
+        util, _, depth = policy.rank_plays(children, parent, [money(jacoby=False)])
+        picks[ply] = int(policy.best(util, depth, parent, 1)[0])
     return picks
 
 
@@ -267,7 +270,7 @@ def main(argv: list[str]) -> int:
                "positions": len(records), "games": games,
                "judge": f"gnubg-nn {judge_version()} (module {gnubg.__name__}), {JUDGE_PLIES}-ply, "
                         "cubeless money equity",
-               "bot_search": "model.search.lookahead.rank_children (keep 8, margin 0.16), cubeless money equity",
+               "bot_search": "model.cube.policy.CubePolicy.rank_plays (keep 8, margin 0.16), cubeless money equity",
                "summary": summary, "seconds": {k: round(v, 1) for k, v in seconds.items()},
                "records": records}
         try:

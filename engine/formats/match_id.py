@@ -24,7 +24,7 @@ import numpy as np
 
 from engine.errors import FormatError
 
-CENTRED = -1
+CUBE_CENTRED = -1
 """``MatchInfo.cube_owner`` of a cube in the middle."""
 
 
@@ -80,13 +80,13 @@ class MatchInfo:
     them). The position that comes with it is seen by ``player_on_roll``.
     Conversions: ``engine.match.Rules(match_length=..., **info.rules_options())`` and
     ``MatchState(score=info.scores, crawford_played=info.crawford_played)``; the cube is
-    ``cube_value`` owned by ``cube_owner`` (CENTRED = -1 for the middle).
+    ``cube_value`` owned by ``cube_owner`` (CUBE_CENTRED = -1 for the middle).
     """
 
     cube_value: int = 1
     """1, 2, 4, ... (Match ID: log2 in 4 bits)."""
-    cube_owner: int = CENTRED
-    """0 or 1 = that player owns the cube, CENTRED (-1) = in the middle."""
+    cube_owner: int = CUBE_CENTRED
+    """0 or 1 = that player owns the cube, CUBE_CENTRED (-1) = in the middle."""
     player_on_roll: int = 0
     """The side whose turn it is to roll or move (Match ID bit 6); the position is seen by it."""
     crawford: bool = False
@@ -143,7 +143,7 @@ class MatchInfo:
 
         match = g.MatchState(g.Rules(**self.rules_options()), score=self.scores,
                              crawford_played=self.crawford_played)
-        owner = None if self.cube_owner == CENTRED else self.cube_owner
+        owner = None if self.cube_owner == CUBE_CENTRED else self.cube_owner
         return g.resume_game(match, position, self.player_on_roll, cube=self.cube_value, cube_owner=owner)
 
     def rules_options(self) -> dict:
@@ -183,8 +183,8 @@ def _match_info_refusal(info: MatchInfo) -> str | None:
             return f"{name} must be a whole number, got {value!r}"
     if info.cube_value < 1 or info.cube_value & (info.cube_value - 1) or info.cube_value > 1 << 15:
         return f"cube_value must be a power of two from 1 to {1 << 15}, got {info.cube_value}"
-    if info.cube_owner not in (CENTRED, 0, 1):
-        return f"cube_owner must be 0, 1 or {CENTRED} (centred), got {info.cube_owner}"
+    if info.cube_owner not in (CUBE_CENTRED, 0, 1):
+        return f"cube_owner must be 0, 1 or {CUBE_CENTRED} (centred), got {info.cube_owner}"
     if info.player_on_roll not in (0, 1) or info.turn not in (0, 1):
         return f"player_on_roll and turn must be 0 or 1, got {info.player_on_roll} and {info.turn}"
     if info.resignation not in (0, 1, 2, 3):
@@ -225,7 +225,7 @@ def write_match_id(info: MatchInfo) -> str:
     """gnubg's 12-character Match ID of ``info`` (beavers and max_cube_log2 are not in it)."""
     fields = {
         "cube_log2": info.cube_value.bit_length() - 1,
-        "cube_owner": 3 if info.cube_owner == CENTRED else info.cube_owner,
+        "cube_owner": 3 if info.cube_owner == CUBE_CENTRED else info.cube_owner,
         "player_on_roll": info.player_on_roll,
         "crawford": int(info.crawford),
         "game_state": int(info.game_state),
@@ -259,7 +259,7 @@ def read_match_id(text: str) -> MatchInfo:
     try:
         return MatchInfo(
             cube_value=1 << f["cube_log2"],
-            cube_owner=CENTRED if f["cube_owner"] == 3 else f["cube_owner"],
+            cube_owner=CUBE_CENTRED if f["cube_owner"] == 3 else f["cube_owner"],
             player_on_roll=f["player_on_roll"],
             crawford=bool(f["crawford"]),
             game_state=GameStatus(f["game_state"]),
@@ -276,7 +276,7 @@ def read_match_id(text: str) -> MatchInfo:
 
 
 __all__ = [
-    "CENTRED",
+    "CUBE_CENTRED",
     "MATCH_ID_CHARS",
     "GameStatus",
     "MatchInfo",

@@ -24,7 +24,7 @@ import numpy as np
 from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, PositionError, check_game, flip, validate
 from engine.errors import FormatError
 from engine.formats.match_id import (
-    CENTRED,
+    CUBE_CENTRED,
     MATCH_ID_CHARS,
     GameStatus,
     MatchInfo,
@@ -221,7 +221,7 @@ def write_xgid(position: np.ndarray, info: MatchInfo | None = None) -> str:
     bottom = _bottom_frame(_validated("backgammon", np.asarray(position)), info)
     chars = [_xgid_char(-int(bottom[OPP_BAR]))] + [_xgid_char(int(v)) for v in bottom[:24]]
     chars.append(_xgid_char(int(bottom[BAR])))
-    cubepos = {CENTRED: 0, _BOTTOM: 1, _TOP: -1}[info.cube_owner]
+    cubepos = {CUBE_CENTRED: 0, _BOTTOM: 1, _TOP: -1}[info.cube_owner]
     turn = 1 if info.player_on_roll == _BOTTOM else -1
     if info.double_offered:
         dice = "D"
@@ -287,7 +287,7 @@ def read_xgid(text: str) -> tuple[np.ndarray, MatchInfo]:
     bottom[OFF], bottom[OPP_OFF] = CHECKERS - on_board_bottom, CHECKERS - on_board_top
     bottom = _validated("backgammon", bottom.astype(np.int8))
     cube_log2 = _xgid_int(cube, "cube", 0, 15)
-    owner = {0: CENTRED, 1: _BOTTOM, -1: _TOP}[_xgid_int(cubepos, "cubepos", -1, 1)]
+    owner = {0: CUBE_CENTRED, 1: _BOTTOM, -1: _TOP}[_xgid_int(cubepos, "cubepos", -1, 1)]
     turn_value = _xgid_int(turn, "turn", -1, 1)
     if turn_value == 0:
         raise FormatError("XGID turn must be 1 (bottom on roll) or -1 (top), got 0")
@@ -324,7 +324,7 @@ def read_xgid(text: str) -> tuple[np.ndarray, MatchInfo]:
 
 
 __all__ = [
-    "CENTRED",
+    "CUBE_CENTRED",
     "MATCH_ID_CHARS",
     "FormatError",
     "GameStatus",

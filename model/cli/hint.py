@@ -79,8 +79,7 @@ def _probs_dict(game, p) -> dict:
 def analyse(bot, query: Query, ply: int, met: str) -> dict:
     """The whole answer for one query as the JSON-ready dict documented in the module docstring:
     every decision is model/cube/policy.py's, the one that play, serve and the cube arena make."""
-    from model.cube.policy import CubePolicy
-    from model.search.lookahead import ranking_order
+    from model.cube.policy import CubePolicy, ranking_order
 
     game, pos = query.game, query.position
     if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:

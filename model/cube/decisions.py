@@ -42,7 +42,7 @@ from model.cube.match_equity import (
     match_cubeful_mwc,
     match_cubeless_equity,
     match_cubeless_mwc,
-    may_double,
+    double_available,
     money,
     mwc2eq,
     result_mwc,
@@ -309,7 +309,7 @@ def cube_decision(probs, x, state: CubeState) -> CubeDecision:
     """
     p = np.asarray(probs, dtype=np.float64)
     shape = p.shape[:-1]
-    available = may_double(state)
+    available = double_available(state)
     if state.is_money:
         nd = money_cubeful_equity(p, x, state)
         dt = 2.0 * money_cubeful_equity(p, x, state.doubled())
@@ -377,7 +377,7 @@ __all__ = [
     "TAKE", "TOOGOODRE_PASS", "TOOGOODRE_TAKE", "TOOGOOD_PASS", "TOOGOOD_TAKE", "TWO_SIDED_BEAROFF",
     "CubeDecision", "CubeState", "checker_play_value", "cube_decision", "cube_efficiency", "cube_is_dead",
     "cube_prime", "cubeful_value", "eq2mwc", "gammon_prices", "live_cash_points", "match",
-    "match_cubeful_mwc", "match_cubeless_equity", "match_cubeless_mwc", "may_double", "money",
+    "match_cubeful_mwc", "match_cubeless_equity", "match_cubeless_mwc", "double_available", "money",
     "money_cubeful_equity", "money_cubeless_equity", "mwc2eq", "position_class", "race_efficiency",
     "recommendation", "result_mwc", "take_decision", "take_response",
 ]

@@ -111,7 +111,7 @@ def match(length: int, score_me: int = 0, score_opp: int = 0, value: int = 1, ow
                      score_opp=score_opp, crawford=crawford, jacoby=False, beavers=False, met=met)
 
 
-def may_double(state: CubeState) -> bool:
+def double_available(state: CubeState) -> bool:
     """Whether I, on roll, may double now (gnubg ``GetDPEq``): money: the cube is centred or mine.
     Match: also not the Crawford game, not a dead cube (score_me + value < length: winning the
     current value must not already win me the match), and not the 1-away leader post-Crawford."""

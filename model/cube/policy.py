@@ -43,12 +43,17 @@ from model.cube.resign import TOLERANCE, accept_resignation, resignation_offer
 from model.net.equity import cubeless_equity, flip_probs
 from model.players.base import group_argmax, group_starts
 from model.players.net_player import child_probabilities
-from model.search.lookahead import children_probabilities, evaluate_positions
+from model.search.lookahead import child_probabilities_ahead, evaluate_positions
 
 CHECKER_PLAY = ("cubeful", "cubeless")
 NARDI_RESIGN_BELOW = 0.02
 KEEP, MARGIN = 8, 0.16
 """The move filter at plies > 0: at most KEEP plays within MARGIN (equity) of the best 0-ply value."""
+
+
+def ranking_order(value: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Indices of one position's children, best first: looked at more deeply first, then by value."""
+    return np.lexsort((-value, -depth))
 
 
 def groups(keys: Sequence) -> list[tuple[object, np.ndarray]]:
@@ -122,7 +127,7 @@ class CubePolicy:
             chosen.append(order[scale[game] * value[order] >= scale[game] * value[order[0]] - self.margin]
                           if count[game] > 1 else order)
         looked = np.concatenate(chosen)
-        probs[looked] = children_probabilities(self.net, children[looked], self.plies, self.device)
+        probs[looked] = child_probabilities_ahead(self.net, children[looked], self.plies, self.device)
         value[looked] = self._values(probs[looked], children[looked], parent[looked], views)
         depth[looked] = self.plies
         return value, probs, depth
@@ -163,7 +168,7 @@ class CubePolicy:
         probs = self.on_roll_probabilities(positions) if probs is None else probs
         x = cube.cube_efficiency(positions)
         for view, idx in groups(list(views)):
-            out[idx] = np.asarray(cube.cube_decision(probs[idx], x[idx], view).double) & cube.may_double(view)
+            out[idx] = np.asarray(cube.cube_decision(probs[idx], x[idx], view).double) & cube.double_available(view)
         return out
 
     def answers(self, positions: np.ndarray, taker_views, probs=None) -> list[str]:

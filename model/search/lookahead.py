@@ -11,9 +11,8 @@ search: the move at an inner node is picked by the quick evaluation and then loo
 A finished game scores its exact result. Every level is one legal_plays call and one network call
 for the whole frontier: positions x rolls.
 
-At the root, ``rank_children`` first scores every candidate at 0-ply and keeps the promising ones
-(a move filter in the spirit of gnubg's: at most ``keep`` plays within ``margin`` equity of the best)
-before looking deeper, so a 2-ply hint costs a few network calls of some ten thousand positions.
+Which candidates of a root position are looked at that deeply (a move filter in the spirit of
+gnubg's) is the policy's decision: model/cube/policy.py's ``CubePolicy.rank_plays``.
 
 ``net`` is anything with ``config`` and ``probabilities(positions, device)``: a model.net.network.OutcomeNet
 or a model.net.inference.NumpyNet.
@@ -58,7 +57,7 @@ def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu") -> 
     return (value * weights).reshape(n, rolls, -1).sum(axis=1)
 
 
-def children_probabilities(net, children: np.ndarray, plies: int, device="cpu") -> np.ndarray:
+def child_probabilities_ahead(net, children: np.ndarray, plies: int, device="cpu") -> np.ndarray:
     """n-ply probabilities (N, K) of children (the mover just played), from the mover's view."""
     if plies <= 0:
         return child_probabilities(net, children, device)
@@ -69,38 +68,3 @@ def children_probabilities(net, children: np.ndarray, plies: int, device="cpu") 
     if (~done).any():
         out[~done] = flip_probs(game, evaluate_positions(net, flip(game, children[~done]), plies, device))
     return out
-
-
-def rank_children(net, children: np.ndarray, plies: int, keep: int = 8, margin: float = 0.16,
-                  device="cpu", utility=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Children of ONE position scored for ranking: (utility, probs, depth) per child.
-
-    Every child gets its 0-ply value; at plies > 0 the best ``keep`` children within ``margin`` of
-    the best 0-ply utility are evaluated at ``plies`` and ranked by that. ``depth`` says which ply
-    each child's numbers come from; rank by depth first, then utility (``ranking_order``).
-    ``utility`` maps probabilities to the value to maximise
-    (default: cubeless equity).
-    """
-    game = net.config.game
-    utility = utility or (lambda p: cubeless_equity(game, p))
-    probs = child_probabilities(net, children, device)
-    util = utility(probs)
-    depth = np.zeros(len(children), dtype=np.int64)
-    if plies > 0 and len(children) > 1:
-        order = np.argsort(-util, kind="stable")
-        cand = order[:keep]
-        cand = cand[util[cand] >= util[order[0]] - margin]
-        deep = children_probabilities(net, children[cand], plies, device)
-        probs[cand] = deep
-        util[cand] = utility(deep)
-        depth[cand] = plies
-    elif plies > 0:
-        probs = children_probabilities(net, children, plies, device)
-        util = utility(probs)
-        depth[:] = plies
-    return util, probs, depth
-
-
-def ranking_order(util: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """Indices best first: plays looked at more deeply first, then by utility."""
-    return np.lexsort((-util, -depth))

@@ -165,11 +165,11 @@ def test_crawford_post_crawford_and_dead_cubes():
     p = _probs(0.6, 0.2)
     assert C.cube_decision(p, 0.68, C.match(5, 4, 2)).code == C.NODOUBLE_DEADCUBE  # Crawford game
     assert C.cube_decision(p, 0.68, C.match(5, 4, 2, crawford=False)).code == C.NODOUBLE_DEADCUBE
-    assert C.may_double(C.match(5, 2, 4, crawford=False))
+    assert C.double_available(C.match(5, 2, 4, crawford=False))
     assert C.cube_decision(p, 0.68, C.match(5, 2, 4, crawford=False)).code in (C.DOUBLE_TAKE, C.DOUBLE_PASS)
     assert C.cube_is_dead(C.match(5, 3, 3)) and not C.cube_is_dead(C.match(5, 2, 3))
     one = C.match(1)
-    assert C.cube_is_dead(one) and not C.may_double(one)
+    assert C.cube_is_dead(one) and not C.double_available(one)
     assert C.match_cubeful_mwc(_probs(0.6, 0.3, 0.1, 0.2), 0.68, one) == pytest.approx(0.6)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from engine import game as g
 from engine.formats.fibs import FibsBoard
-from engine.formats.match_id import CENTRED, MatchInfo
+from engine.formats.match_id import CUBE_CENTRED, MatchInfo
 from engine.movegen import legal_plays
 from engine.notation import parse_play
 from engine.tools.sample import random_positions
@@ -50,7 +50,7 @@ def _entry_points(bot, position, state_spec, dice):
     board = FibsBoard(("bot", "other"), length, (me, them), position, 0,
                       None if dice is None else (int(dice[0]), int(dice[1])), cube, owner_side,
                       crawford=crawford, post_crawford=crawford_played)
-    info = MatchInfo(cube_value=cube, cube_owner=CENTRED if owner_side is None else owner_side, player_on_roll=0,
+    info = MatchInfo(cube_value=cube, cube_owner=CUBE_CENTRED if owner_side is None else owner_side, player_on_roll=0,
                      crawford=crawford, match_length=length, scores=(me, them), jacoby=length == 0,
                      dice=(0, 0) if dice is None else (int(dice[0]), int(dice[1])))
     return state, board, info

@@ -15,7 +15,7 @@ import pytest
 from engine.board import flip, start_position
 from engine.errors import FormatError
 from engine.formats.position import (
-    CENTRED,
+    CUBE_CENTRED,
     GameStatus,
     MatchInfo,
     read_gnubg_id,
@@ -176,7 +176,7 @@ GNUBG_XGIDS = [
 def _seen_by_roller(info: MatchInfo) -> tuple:
     """The fields of a state that do not depend on which side is called player 0."""
     me = info.player_on_roll
-    owner = "centre" if info.cube_owner == CENTRED else "roller" if info.cube_owner == me else "other"
+    owner = "centre" if info.cube_owner == CUBE_CENTRED else "roller" if info.cube_owner == me else "other"
     money_rules = (info.jacoby,) if info.money else ()
     return (
         info.cube_value,

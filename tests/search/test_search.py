@@ -9,7 +9,9 @@ from engine.tools.sample import random_positions
 from model.net.equity import cubeless_equity, flip_probs
 from model.net.network import NetConfig, OutcomeNet
 from model.players.net_player import child_probabilities
-from model.search.lookahead import children_probabilities, evaluate_positions, rank_children, ranking_order
+from model.cube.match_equity import money
+from model.cube.policy import CubePolicy, ranking_order
+from model.search.lookahead import child_probabilities_ahead, evaluate_positions
 
 
 def one_ply_by_hand(net, game, position):
@@ -47,14 +49,16 @@ def test_two_ply_is_one_ply_of_the_best_replies():
     np.testing.assert_allclose(evaluate_positions(net, pos[None], 2)[0], total, rtol=1e-5, atol=1e-6)
 
 
-def test_rank_children_filters_then_looks_deeper():
-    """Only candidates near the best are searched, and they rank above the rest."""
+def test_the_policy_filters_then_looks_deeper():
+    """Only candidates near the best are searched (model/cube/policy.py's move filter), and they rank
+    above the rest."""
     torch.manual_seed(2)
     net = OutcomeNet(NetConfig("backgammon", (16,)))
-    kids, _ = legal_plays("backgammon", start_position("backgammon", 1), np.array([[6, 4]]))
-    util, probs, depth = rank_children(net, kids, 1, keep=3, margin=10.0)
+    kids, parent = legal_plays("backgammon", start_position("backgammon", 1), np.array([[6, 4]]))
+    policy = CubePolicy(net, plies=1, checker="cubeless", keep=3, margin=10.0)
+    util, probs, depth = policy.rank_plays(kids, parent, [money(jacoby=False)])
     assert (depth == 1).sum() == 3
     order = ranking_order(util, depth)
     assert (depth[order[:3]] == 1).all()
     deep = depth == 1
-    np.testing.assert_allclose(probs[deep], children_probabilities(net, kids[deep], 1))
+    np.testing.assert_allclose(probs[deep], child_probabilities_ahead(net, kids[deep], 1))
