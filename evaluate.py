@@ -35,7 +35,7 @@ from pathlib import Path
 from engine.board import GAMES
 from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
-from model.cli.common import USAGE_ERROR, OneLineParser, UsageError, write_json
+from model.cli.common import OneLineParser, UsageError, run_main, write_json
 from model.players.registry import BASELINES, make_player
 
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
@@ -80,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str]) -> Args:
-    """Args from the command line, checked; UsageError on anything wrong."""
+    """Args from the command line, checked; bad flags exit with one line, UsageError on anything else."""
     args = Args(**vars(build_parser().parse_args(argv)))
     if args.games < 2 or args.games % 2:
         raise UsageError(f"--games must be a positive even number (each dice stream is played twice), got {args.games}")
@@ -209,14 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     command = match_main
     if argv and argv[0] in SUBCOMMANDS:
         command, argv = SUBCOMMANDS[argv[0]], argv[1:]
-    try:
-        return command(argv)
-    except UsageError as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
-        return USAGE_ERROR
-    except KeyboardInterrupt:
-        print("evaluate.py: interrupted", file=sys.stderr)
-        return 130
+    return run_main("evaluate.py", command, argv)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from model.cli.common import OneLineParser, UsageError, run_main
+
 
 @dataclass
 class Args:
@@ -80,8 +82,8 @@ def parse_args(argv: list[str]) -> Args:
     for node, nxt in itertools.pairwise(body):
         if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr):
             docs[node.target.id] = str(nxt.value.value)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    parser = OneLineParser(prog="train.py", description=__doc__.split("\n\n")[0],
+                           formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     for f in dataclasses.fields(Args):
         flag = "--" + f.name.replace("_", "-")
         if f.type in ("bool", bool):
@@ -134,7 +136,9 @@ def lr_at(schedule: list[tuple[int, float]], games: int) -> float:
     return [lr for start, lr in schedule if start <= games][-1]
 
 
-def main(argv: list[str]) -> int:
+def train(argv: list[str]) -> int:
+    """The training run of the command line ``argv``: 0 when done, 130 when stopped (with a checkpoint);
+    UsageError for a run that cannot start."""
     args = parse_args(argv)
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -149,8 +153,7 @@ def main(argv: list[str]) -> int:
     if device == "auto":
         device = "cpu"
     if device.startswith("cuda") and not torch.cuda.is_available():
-        print("error: --device cuda but no CUDA device is available", file=sys.stderr)
-        return 2
+        raise UsageError("--device cuda but no CUDA device is available")
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     run_dir = Path(args.run_dir or f"runs/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
     last = run_dir / "last.pt"
@@ -161,8 +164,7 @@ def main(argv: list[str]) -> int:
         try:
             net, blob = load_net(last, args.game, device, backend="torch")
         except CheckpointError as e:
-            print(f"error: cannot resume: {e}", file=sys.stderr)
-            return 2
+            raise UsageError(f"cannot resume: {e}") from None
         games_done, train_state, optimizer_state = blob["games"], blob["train_state"], blob["optimizer"]
         previous_made_by = blob.get("made_by") or {}
         if "commands" not in previous_made_by and "command" in previous_made_by:
@@ -170,9 +172,7 @@ def main(argv: list[str]) -> int:
         print(f"resuming {run_dir} at {games_done} games")
     else:
         if last.exists():
-            print(f"error: {last} exists; pass --resume to continue it or choose another --run-dir",
-                  file=sys.stderr)
-            return 2
+            raise UsageError(f"{last} exists; pass --resume to continue it or choose another --run-dir")
         net = OutcomeNet(NetConfig(args.game, tuple(int(h) for h in args.hidden.split(",")))).to(device)
 
     learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, device=device, seed=args.seed)
@@ -254,6 +254,12 @@ def main(argv: list[str]) -> int:
         print(f"wrote {args.out}")
     print(f"{games_done} games, {time.time() - start:.0f} s this run; last checkpoint {last}")
     return 130 if interrupted else 0
+
+
+def main(argv: list[str]) -> int:
+    """``python train.py``: 0 when done, 2 on bad flags or a run that cannot start (one line on stderr),
+    130 after Ctrl-C or SIGTERM."""
+    return run_main("train.py", train, argv)
 
 
 if __name__ == "__main__":
