@@ -36,6 +36,7 @@ from engine.board import GAMES
 from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
 from model.cli.common import OneLineParser, UsageError, run_main, write_json
+from model.net.device import choose_device
 from model.players.registry import BASELINES, make_player
 
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
@@ -99,7 +100,12 @@ def load_players(args: Args):
     """(player A, player B, the device networks run on); UsageError for a player that cannot be made."""
     specs = (args.a, args.b)
     checkpoints = [spec for spec in specs if spec.strip().lower() not in BASELINES and Path(spec).is_file()]
-    device = resolve_device(args.device, args.threads) if checkpoints else "cpu"  # torch only for networks
+    device = "cpu"
+    if checkpoints:  # torch only for networks
+        try:
+            device = choose_device(args.device, args.threads)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     players = []
     for seat, spec in enumerate(specs):
         try:
@@ -108,22 +114,6 @@ def load_players(args: Args):
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise UsageError(f"player {'AB'[seat]} ({spec}): {message}") from None
     return players[0], players[1], device
-
-
-def resolve_device(name: str, threads: int) -> str:
-    """The torch device for networks: "auto" is cuda when there is one, else cpu."""
-    try:
-        import torch
-    except ImportError as e:
-        raise UsageError(f"checkpoints need torch: {e}") from None
-    torch.set_num_threads(threads)
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        torch.device(name)
-    except (RuntimeError, ValueError):
-        raise UsageError(f"--device: not a torch device: {name!r}") from None
-    return name
 
 
 def run_match(args: Args) -> tuple[ArenaResult, str]:

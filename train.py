@@ -15,7 +15,6 @@ import argparse
 import dataclasses
 import itertools
 import json
-import os
 import signal
 import sys
 import time
@@ -145,16 +144,15 @@ def train(argv: list[str]) -> int:
     from tqdm import tqdm
 
     from model.net.checkpoint import CheckpointError, load_net, save
+    from model.net.device import choose_device
     from model.net.network import NetConfig, OutcomeNet
     from model.train.td import SelfPlayActor, TDLearner
     from model.train.evaluation import strength_check
 
-    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
-    if device == "auto":
-        device = "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise UsageError("--device cuda but no CUDA device is available")
-    torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    try:
+        device = choose_device(args.device, args.threads)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     run_dir = Path(args.run_dir or f"runs/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
     last = run_dir / "last.pt"
 
