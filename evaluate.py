@@ -29,13 +29,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from engine.board import GAMES
 from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
-from model.cli.common import OneLineParser, UsageError, run_main, write_json
+from model.cli.common import UsageError, dataclass_parser, option, run_main, write_json
 from model.net.device import choose_device
 from model.players.registry import BASELINES, make_player
 
@@ -46,38 +46,28 @@ LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars
 class Args:
     """Settings of a match between two players."""
 
-    a: str = field(metadata={"help": "player A: a checkpoint path or a baseline name", "positional": True})
-    b: str = field(metadata={"help": "player B: a checkpoint path or a baseline name", "positional": True})
-    game: str = field(default="backgammon", metadata={"help": "which game", "choices": GAMES})
-    games: int = field(default=1000, metadata={"help": "games to play; even: each dice stream is played twice"})
-    seed: int = field(default=0, metadata={"help": "seed of the dice streams (and of random players)"})
-    batch: int = field(default=256, metadata={"help": "games in play at once"})
-    device: str = field(default="auto", metadata={"help": "torch device for networks: auto, cpu, cuda, cuda:1..."})
-    json: str | None = field(default=None, metadata={"help": "write every figure and the settings to this file"})
-    mat: str | None = field(default=None, metadata={
-        "help": "backgammon: save every game to this Jellyfish .mat file (one money session, A on the left) "
-                "for gnubg's 'import mat FILE'; 'set jacoby off' in gnubg first scores gammons as played"})
-    max_plies: int = field(default=MAX_PLIES, metadata={"help": "safety cap on a game's plies (capped games score 0)"})
-    threads: int = field(default=1, metadata={"help": "torch CPU threads for networks"})
-    no_progress: bool = field(default=False, metadata={"help": "no progress bar (it is off anyway off a terminal)"})
+    a: str = option(help="player A: a checkpoint path or a baseline name", positional=True)
+    b: str = option(help="player B: a checkpoint path or a baseline name", positional=True)
+    game: str = option("backgammon", help="which game", choices=GAMES)
+    games: int = option(1000, help="games to play; even: each dice stream is played twice")
+    seed: int = option(0, help="seed of the dice streams (and of random players)")
+    batch: int = option(256, help="games in play at once")
+    device: str = option("auto", help="torch device for networks: auto, cpu, cuda, cuda:1...")
+    json: str | None = option(None, help="write every figure and the settings to this file")
+    mat: str | None = option(None, help="backgammon: save every game to this Jellyfish .mat file (one "
+                             "money session, A on the left) for gnubg's 'import mat FILE'; 'set jacoby off' in "
+                             "gnubg first scores gammons as played")
+    max_plies: int = option(MAX_PLIES, help="safety cap on a game's plies (capped games score 0)")
+    threads: int = option(1, help="torch CPU threads for networks")
+    no_progress: bool = option(False, help="no progress bar (it is off anyway off a terminal)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The match command's parser, one flag per Args field, its help from the field's metadata."""
-    parser = OneLineParser(prog="evaluate.py", description="Cubeless bot-vs-bot games with mirrored dice.",
-                     epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (default: match). "
-                            f"baselines: {', '.join(BASELINES)}")
-    for f in fields(Args):
-        meta = dict(f.metadata)
-        if meta.pop("positional", False):
-            parser.add_argument(f.name, help=meta["help"])
-        elif f.type in (bool, "bool"):
-            parser.add_argument(f"--{f.name.replace('_', '-')}", action="store_true", help=meta["help"])
-        else:
-            kind = {"int": int, "str": str}.get(str(f.type), str)
-            parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default,
-                                metavar=f.name.upper(), help=f"{meta.pop('help')} (default: {f.default})", **meta)
-    return parser
+    """The match command's parser: a flag per Args field (engine/tools/cli.py's dataclass_parser)."""
+    return dataclass_parser(Args, prog="evaluate.py",
+                            description="Cubeless bot-vs-bot games with mirrored dice.",
+                            epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (default: match). "
+                                   f"baselines: {', '.join(BASELINES)}")
 
 
 def parse_args(argv: list[str]) -> Args:

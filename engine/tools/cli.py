@@ -5,13 +5,19 @@ exit status 2 (USAGE_ERROR), never a usage text or a traceback.
                    flag even when a required argument is missing as well.
 ``UsageError``     raised by a command for bad input found after parsing (a missing file, flags that
                    do not go together); ``run_main`` reports it under the command's name.
+``option``         a dataclass field that is one flag: its default and its --help text (and any
+                   further ``add_argument`` keyword); ``dataclass_parser`` builds the parser of
+                   such a dataclass, each flag typed by its field's annotation.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+import typing
 from collections.abc import Callable
+from typing import Any
 
 USAGE_ERROR = 2
 """Exit status for bad input on the command line."""
@@ -68,3 +74,28 @@ def run_main(prog: str, main: Callable[[list[str]], int], argv: list[str]) -> in
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED
 
+
+def option(default: Any = dataclasses.MISSING, *, help: str, **argparse_kwargs) -> Any:  # noqa: A002
+    """A dataclass field read by ``dataclass_parser``: its default, its --help text and any further
+    ``add_argument`` keyword (choices...); ``positional=True`` makes it a positional argument."""
+    return dataclasses.field(default=default, metadata={"help": help, **argparse_kwargs})
+
+
+def dataclass_parser(cls: type, **parser_kwargs) -> OneLineParser:
+    """A OneLineParser with an argument per field of the dataclass ``cls``, made with ``option``:
+    ``--field-name FIELD_NAME`` of the field's type (``X | None`` reads an X; bool is a switch), or a
+    positional argument; --help shows each option's default."""
+    parser = OneLineParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter, **parser_kwargs)
+    types = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        meta = dict(f.metadata)
+        if meta.pop("positional", False):
+            parser.add_argument(f.name, **meta)
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        kind = next((t for t in typing.get_args(types[f.name]) if t is not type(None)), types[f.name])
+        if kind is bool:
+            parser.add_argument(flag, action="store_true", **meta)
+        else:
+            parser.add_argument(flag, type=kind, default=f.default, metavar=f.name.upper(), **meta)
+    return parser

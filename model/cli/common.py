@@ -1,5 +1,6 @@
 """Small pieces shared by the command lines: JSON result files with the versions that made them, and
-(from engine/tools/cli.py, where the engine's own command line finds them too) one-line usage errors."""
+(from engine/tools/cli.py, where the engine's own command line finds them too) one-line usage errors
+and parsers built from dataclasses."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from engine.tools.cli import (  # noqa: F401 - the command lines' one place to i
     USAGE_ERROR,
     OneLineParser,
     UsageError,
+    dataclass_parser,
+    option,
     run_main,
 )
 

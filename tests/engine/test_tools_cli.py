@@ -1,10 +1,12 @@
-"""engine/tools/cli.py: one-line usage errors and run_main."""
+"""engine/tools/cli.py: one-line usage errors, run_main, and parsers built from dataclasses."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from engine.tools.cli import USAGE_ERROR, OneLineParser, UsageError, run_main
+from engine.tools.cli import USAGE_ERROR, OneLineParser, UsageError, dataclass_parser, option, run_main
 
 
 def test_a_usage_error_is_one_line_and_status_2(capsys):
@@ -47,3 +49,28 @@ def test_run_main_reports_usage_errors_and_ctrl_c(capsys):
     assert run_main("tool", stopped, []) == 130 and capsys.readouterr().err == "tool: interrupted\n"
     assert run_main("tool", lambda argv: 0, []) == 0
 
+
+@dataclass
+class Settings:
+    """A dataclass with every kind of field that dataclass_parser reads."""
+
+    name: str = option(help="a positional", positional=True)
+    games: int = option(10, help="an int")
+    rate: float = option(0.5, help="a float")
+    out: str | None = option(None, help="an optional string")
+    game: str = option("backgammon", help="a choice", choices=("backgammon", "nardi"))
+    quiet: bool = option(False, help="a switch")
+
+
+def test_dataclass_parser_reads_every_field(capsys):
+    """Flags are named and typed after the fields, with their defaults; --help shows the help and defaults."""
+    parser = dataclass_parser(Settings, prog="tool")
+    assert Settings(**vars(parser.parse_args(["x"]))) == Settings("x")
+    got = Settings(**vars(parser.parse_args(["y", "--games", "3", "--rate", "1e-2", "--out", "o", "--game", "nardi",
+                                             "--quiet"])))
+    assert got == Settings("y", 3, 0.01, "o", "nardi", True)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--games GAMES an int (default: 10)" in text and "--game GAME a choice (default: backgammon)" in text
+    assert "name a positional" in text
