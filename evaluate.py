@@ -29,13 +29,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from engine.board import GAMES
 from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
-from model.cli.common import USAGE_ERROR, OneLineParser, UsageError, write_json
+from model.cli.common import UsageError, dataclass_parser, option, run_main, write_json
+from model.net.device import choose_device
 from model.players.registry import BASELINES, make_player
 
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
@@ -45,42 +46,32 @@ LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars
 class Args:
     """Settings of a match between two players."""
 
-    a: str = field(metadata={"help": "player A: a checkpoint path or a baseline name", "positional": True})
-    b: str = field(metadata={"help": "player B: a checkpoint path or a baseline name", "positional": True})
-    game: str = field(default="backgammon", metadata={"help": "which game", "choices": GAMES})
-    games: int = field(default=1000, metadata={"help": "games to play; even: each dice stream is played twice"})
-    seed: int = field(default=0, metadata={"help": "seed of the dice streams (and of random players)"})
-    batch: int = field(default=256, metadata={"help": "games in play at once"})
-    device: str = field(default="auto", metadata={"help": "torch device for networks: auto, cpu, cuda, cuda:1..."})
-    json: str | None = field(default=None, metadata={"help": "write every figure and the settings to this file"})
-    mat: str | None = field(default=None, metadata={
-        "help": "backgammon: save every game to this Jellyfish .mat file (one money session, A on the left) "
-                "for gnubg's 'import mat FILE'; 'set jacoby off' in gnubg first scores gammons as played"})
-    max_plies: int = field(default=MAX_PLIES, metadata={"help": "safety cap on a game's plies (capped games score 0)"})
-    threads: int = field(default=1, metadata={"help": "torch CPU threads for networks"})
-    no_progress: bool = field(default=False, metadata={"help": "no progress bar (it is off anyway off a terminal)"})
+    a: str = option(help="player A: a checkpoint path or a baseline name", positional=True)
+    b: str = option(help="player B: a checkpoint path or a baseline name", positional=True)
+    game: str = option("backgammon", help="which game", choices=GAMES)
+    games: int = option(1000, help="games to play; even: each dice stream is played twice")
+    seed: int = option(0, help="seed of the dice streams (and of random players)")
+    batch: int = option(256, help="games in play at once")
+    device: str = option("auto", help="torch device for networks: auto, cpu, cuda, cuda:1...")
+    json: str | None = option(None, help="write every figure and the settings to this file")
+    mat: str | None = option(None, help="backgammon: save every game to this Jellyfish .mat file (one "
+                             "money session, A on the left) for gnubg's 'import mat FILE'; 'set jacoby off' in "
+                             "gnubg first scores gammons as played")
+    max_plies: int = option(MAX_PLIES, help="safety cap on a game's plies (capped games score 0)")
+    threads: int = option(1, help="torch CPU threads for networks")
+    no_progress: bool = option(False, help="no progress bar (it is off anyway off a terminal)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The match command's parser, one flag per Args field, its help from the field's metadata."""
-    parser = OneLineParser(prog="evaluate.py", description="Cubeless bot-vs-bot games with mirrored dice.",
-                     epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (default: match). "
-                            f"baselines: {', '.join(BASELINES)}")
-    for f in fields(Args):
-        meta = dict(f.metadata)
-        if meta.pop("positional", False):
-            parser.add_argument(f.name, help=meta["help"])
-        elif f.type in (bool, "bool"):
-            parser.add_argument(f"--{f.name.replace('_', '-')}", action="store_true", help=meta["help"])
-        else:
-            kind = {"int": int, "str": str}.get(str(f.type), str)
-            parser.add_argument(f"--{f.name.replace('_', '-')}", type=kind, default=f.default,
-                                metavar=f.name.upper(), help=f"{meta.pop('help')} (default: {f.default})", **meta)
-    return parser
+    """The match command's parser: a flag per Args field (engine/tools/cli.py's dataclass_parser)."""
+    return dataclass_parser(Args, prog="evaluate.py",
+                            description="Cubeless bot-vs-bot games with mirrored dice.",
+                            epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (default: match). "
+                                   f"baselines: {', '.join(BASELINES)}")
 
 
 def parse_args(argv: list[str]) -> Args:
-    """Args from the command line, checked; UsageError on anything wrong."""
+    """Args from the command line, checked; bad flags exit with one line, UsageError on anything else."""
     args = Args(**vars(build_parser().parse_args(argv)))
     if args.games < 2 or args.games % 2:
         raise UsageError(f"--games must be a positive even number (each dice stream is played twice), got {args.games}")
@@ -99,7 +90,12 @@ def load_players(args: Args):
     """(player A, player B, the device networks run on); UsageError for a player that cannot be made."""
     specs = (args.a, args.b)
     checkpoints = [spec for spec in specs if spec.strip().lower() not in BASELINES and Path(spec).is_file()]
-    device = resolve_device(args.device, args.threads) if checkpoints else "cpu"  # torch only for networks
+    device = "cpu"
+    if checkpoints:  # torch only for networks
+        try:
+            device = choose_device(args.device, args.threads)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
     players = []
     for seat, spec in enumerate(specs):
         try:
@@ -108,22 +104,6 @@ def load_players(args: Args):
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise UsageError(f"player {'AB'[seat]} ({spec}): {message}") from None
     return players[0], players[1], device
-
-
-def resolve_device(name: str, threads: int) -> str:
-    """The torch device for networks: "auto" is cuda when there is one, else cpu."""
-    try:
-        import torch
-    except ImportError as e:
-        raise UsageError(f"checkpoints need torch: {e}") from None
-    torch.set_num_threads(threads)
-    if name == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    try:
-        torch.device(name)
-    except (RuntimeError, ValueError):
-        raise UsageError(f"--device: not a torch device: {name!r}") from None
-    return name
 
 
 def run_match(args: Args) -> tuple[ArenaResult, str]:
@@ -209,14 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     command = match_main
     if argv and argv[0] in SUBCOMMANDS:
         command, argv = SUBCOMMANDS[argv[0]], argv[1:]
-    try:
-        return command(argv)
-    except UsageError as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
-        return USAGE_ERROR
-    except KeyboardInterrupt:
-        print("evaluate.py: interrupted", file=sys.stderr)
-        return 130
+    return run_main("evaluate.py", command, argv)
 
 
 if __name__ == "__main__":

@@ -11,11 +11,8 @@ written to --out, without the optimizer state, ready to ship.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
-import itertools
 import json
-import os
 import signal
 import sys
 import time
@@ -24,73 +21,45 @@ from pathlib import Path
 
 import numpy as np
 
+from model.cli.common import UsageError, dataclass_parser, option, run_main
+
 
 @dataclass
 class Args:
-    game: str = "backgammon"
-    """the game to learn: backgammon or nardi"""
-    games: int = 100_000
-    """stop after this many self-play games in all (counting those of resumed runs)"""
-    minutes: float = 0.0
-    """also stop after this many minutes of this invocation (0 = no limit)"""
-    run_dir: str = ""
-    """folder for last.pt, snapshots and TensorBoard logs (default runs/<game>__<seed>__<time>)"""
-    out: str = ""
-    """where to write the final weights (e.g. checkpoints/backgammon.pt); empty = only the run dir"""
-    resume: bool = False
-    """continue the run in --run-dir from its last.pt"""
-    hidden: str = "128"
-    """hidden layer widths, comma separated (e.g. 128 or 256,128); a resumed run keeps its own"""
-    lam: float = 0.7
-    """TD lambda"""
-    lr: float = 1e-3
-    """Adam learning rate"""
-    lr_schedule: str = ""
-    """piecewise-constant learning rate by games played, e.g. 0:1e-3,150000:3e-4,320000:1e-4 (overrides --lr)"""
-    parallel_games: int = 256
-    """games played side by side in one batch by the actor"""
-    samples_per_update: int = 16_384
-    """positions collected from finished games before each learning pass"""
-    batch_size: int = 1024
-    """minibatch size of the learning step"""
-    explore: float = 0.0
-    """chance of a random play instead of the greedy one"""
-    checkpoint_every: int = 10_000
-    """games between checkpoints (last.pt and a snapshot)"""
-    eval_every: int = 20_000
-    """games between strength checks against the baselines (0 = never)"""
-    eval_games: int = 400
-    """mirrored games per strength check and opponent"""
-    seed: int = 1
-    """seed for dice and weights: the same seed gives the same run"""
-    device: str = "auto"
-    """cpu, cuda, or auto (cuda when available)"""
-    threads: int = 0
-    """torch CPU threads (0 = all cores)"""
+    """Settings of a training run: one flag each (``--run-dir`` for run_dir...)."""
+
+    game: str = option("backgammon", help="the game to learn: backgammon or nardi")
+    games: int = option(100_000, help="stop after this many self-play games in all "
+                                      "(counting those of resumed runs)")
+    minutes: float = option(0.0, help="also stop after this many minutes of this invocation (0 = no limit)")
+    run_dir: str = option("", help="folder for last.pt, snapshots and TensorBoard logs "
+                                   "(default runs/<game>__<seed>__<time>)")
+    out: str = option("", help="where to write the final weights (e.g. checkpoints/backgammon.pt); "
+                               "empty = only the run dir")
+    resume: bool = option(False, help="continue the run in --run-dir from its last.pt")
+    hidden: str = option("128", help="hidden layer widths, comma separated (e.g. 128 or 256,128); "
+                                     "a resumed run keeps its own")
+    lam: float = option(0.7, help="TD lambda")
+    lr: float = option(1e-3, help="Adam learning rate")
+    lr_schedule: str = option("", help="piecewise-constant learning rate by games played, "
+                                       "e.g. 0:1e-3,150000:3e-4,320000:1e-4 (overrides --lr)")
+    parallel_games: int = option(256, help="games played side by side in one batch by the actor")
+    samples_per_update: int = option(16_384, help="positions collected from finished games "
+                                                  "before each learning pass")
+    batch_size: int = option(1024, help="minibatch size of the learning step")
+    explore: float = option(0.0, help="chance of a random play instead of the greedy one")
+    checkpoint_every: int = option(10_000, help="games between checkpoints (last.pt and a snapshot)")
+    eval_every: int = option(20_000, help="games between strength checks against the baselines (0 = never)")
+    eval_games: int = option(400, help="mirrored games per strength check and opponent")
+    seed: int = option(1, help="seed for dice and weights: the same seed gives the same run")
+    device: str = option("auto", help="cpu, cuda, or auto (cuda when available)")
+    threads: int = option(0, help="torch CPU threads (0 = all cores)")
 
 
 def parse_args(argv: list[str]) -> Args:
-    """Build argparse from the Args dataclass: the field docstrings are the --help texts."""
-    import ast
-    import inspect
-
-    docs: dict[str, str] = {}
-    tree = ast.parse(inspect.getsource(Args))
-    body = tree.body[0].body
-    for node, nxt in itertools.pairwise(body):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr):
-            docs[node.target.id] = str(nxt.value.value)
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    for f in dataclasses.fields(Args):
-        flag = "--" + f.name.replace("_", "-")
-        if f.type in ("bool", bool):
-            parser.add_argument(flag, action="store_true", help=docs.get(f.name))
-        else:
-            typ = {"int": int, "float": float, "str": str}[str(f.type)]
-            parser.add_argument(flag, type=typ, default=f.default, help=docs.get(f.name))
-    ns = parser.parse_args(argv)
-    args = Args(**vars(ns))
+    """Args from the command line, checked: a bad one exits with one line on stderr, status 2."""
+    parser = dataclass_parser(Args, prog="train.py", description=__doc__.split("\n\n")[0])
+    args = Args(**vars(parser.parse_args(argv)))
     if args.game not in ("backgammon", "nardi"):
         parser.error(f"--game must be backgammon or nardi, not {args.game!r}")
     if args.resume and not args.run_dir:
@@ -134,24 +103,24 @@ def lr_at(schedule: list[tuple[int, float]], games: int) -> float:
     return [lr for start, lr in schedule if start <= games][-1]
 
 
-def main(argv: list[str]) -> int:
+def train(argv: list[str]) -> int:
+    """The training run of the command line ``argv``: 0 when done, 130 when stopped (with a checkpoint);
+    UsageError for a run that cannot start."""
     args = parse_args(argv)
     import torch
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
     from model.net.checkpoint import CheckpointError, load_net, save
+    from model.net.device import choose_device
     from model.net.network import NetConfig, OutcomeNet
     from model.train.td import SelfPlayActor, TDLearner
     from model.train.evaluation import strength_check
 
-    device = "cuda" if args.device == "auto" and torch.cuda.is_available() else args.device
-    if device == "auto":
-        device = "cpu"
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        print("error: --device cuda but no CUDA device is available", file=sys.stderr)
-        return 2
-    torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    try:
+        device = choose_device(args.device, args.threads)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
     run_dir = Path(args.run_dir or f"runs/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
     last = run_dir / "last.pt"
 
@@ -161,8 +130,7 @@ def main(argv: list[str]) -> int:
         try:
             net, blob = load_net(last, args.game, device, backend="torch")
         except CheckpointError as e:
-            print(f"error: cannot resume: {e}", file=sys.stderr)
-            return 2
+            raise UsageError(f"cannot resume: {e}") from None
         games_done, train_state, optimizer_state = blob["games"], blob["train_state"], blob["optimizer"]
         previous_made_by = blob.get("made_by") or {}
         if "commands" not in previous_made_by and "command" in previous_made_by:
@@ -170,9 +138,7 @@ def main(argv: list[str]) -> int:
         print(f"resuming {run_dir} at {games_done} games")
     else:
         if last.exists():
-            print(f"error: {last} exists; pass --resume to continue it or choose another --run-dir",
-                  file=sys.stderr)
-            return 2
+            raise UsageError(f"{last} exists; pass --resume to continue it or choose another --run-dir")
         net = OutcomeNet(NetConfig(args.game, tuple(int(h) for h in args.hidden.split(",")))).to(device)
 
     learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, device=device, seed=args.seed)
@@ -254,6 +220,12 @@ def main(argv: list[str]) -> int:
         print(f"wrote {args.out}")
     print(f"{games_done} games, {time.time() - start:.0f} s this run; last checkpoint {last}")
     return 130 if interrupted else 0
+
+
+def main(argv: list[str]) -> int:
+    """``python train.py``: 0 when done, 2 on bad flags or a run that cannot start (one line on stderr),
+    130 after Ctrl-C or SIGTERM."""
+    return run_main("train.py", train, argv)
 
 
 if __name__ == "__main__":

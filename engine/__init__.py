@@ -3,8 +3,9 @@
 Rules: ``board`` (int8 positions in the mover's frame), ``rules`` (single-die predicates),
 ``movegen`` (the batched generator of legal plays), ``notation`` (plays in and out as text),
 ``match`` / ``cube_state`` / ``game`` (match score, the cube, resignations, game flow).
-``formats/`` holds every way a position leaves or enters the program; ``tools/`` the benchmark and
-the seeded position sampler, kept apart from the rules.
+``formats/`` holds every way a position leaves or enters the program; ``tools/`` the benchmark, the
+seeded position sampler and what every command line shares (one-line usage errors), kept apart from
+the rules.
 
 Imports: numpy and the standard library only; nothing from ``model``.
 """

@@ -33,24 +33,18 @@ from engine.formats.position import (
 )
 from engine.movegen import legal_plays
 from engine.notation import format_plays
+from engine.tools.cli import USAGE_ERROR, OneLineParser
 
 BATCH_LINES = 1024
 """Input lines handed to one legal_plays call."""
 REQUEST_KEYS = {"board", "bar", "off", "dice", "first_turn"}
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The command line's parser (subcommands plays, show, bench)."""
-    parser = _Parser(prog="python -m engine", description="Rules engine of backgammon and long nardi.")
+    parser = OneLineParser(prog="python -m engine", description="Rules engine of backgammon and long nardi.")
     sub = parser.add_subparsers(
-        dest="command", required=True, metavar="{plays,show,bench}", parser_class=_Parser
+        dest="command", required=True, metavar="{plays,show,bench}", parser_class=OneLineParser
     )
     plays = sub.add_parser(
         "plays",
@@ -187,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     except ValueError as err:
         print(f"python -m engine {args.command}: error: {err}", file=sys.stderr)
-        return 2
+        return USAGE_ERROR
     except BrokenPipeError:
         return 0
 

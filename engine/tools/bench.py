@@ -23,13 +23,13 @@ import argparse
 import json
 import resource
 import statistics
-import sys
 import time
 
 import numpy as np
 
 from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF
 from engine.movegen import legal_plays
+from engine.tools.cli import OneLineParser
 from engine.tools.sample import kind_mask, random_positions
 
 SET_SIZE = 1024
@@ -249,13 +249,6 @@ def format_report(report: dict) -> str:
     return "\n".join(lines)
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse whose usage errors are one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def _int_at_least(lowest: int):
     def parse(text: str) -> int:
         try:
@@ -270,7 +263,7 @@ def _int_at_least(lowest: int):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m engine bench", description=__doc__.splitlines()[0])
+    parser = OneLineParser(prog="python -m engine bench", description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the position sets (default 0)")
     parser.add_argument("--runs", type=_int_at_least(1), default=5, help="timed runs per set; the median is kept")
     parser.add_argument("--json", metavar="FILE", help="also write the report as JSON to FILE")
@@ -280,13 +273,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     """Run the benchmark; print the table (and write --json). Exit status 2 on bad flags or FILE."""
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.json:
         try:
             open(args.json, "a").close()
         except OSError as err:
-            print(f"python -m engine bench: error: cannot write {args.json}: {err.strerror}", file=sys.stderr)
-            return 2
+            parser.error(f"cannot write {args.json}: {err.strerror}")
     report = run_bench(args.seed, args.runs, not args.no_openspiel)
     print(format_report(report))
     if args.json:

@@ -1,27 +1,23 @@
-"""Small pieces shared by the command lines: one-line usage errors and JSON result files."""
+"""Small pieces shared by the command lines: JSON result files with the versions that made them, and
+(from engine/tools/cli.py, where the engine's own command line finds them too) one-line usage errors
+and parsers built from dataclasses."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import sys
 
 import numpy as np
 
-USAGE_ERROR = 2
-"""Exit status for bad input on the command line."""
-
-
-class UsageError(Exception):
-    """Bad input from the command line: reported as one line on stderr, exit status 2."""
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse that reports a bad command line as a UsageError (one line) instead of the usage text."""
-
-    def error(self, message):
-        raise UsageError(message)
+from engine.tools.cli import (  # noqa: F401 - the command lines' one place to import them from
+    USAGE_ERROR,
+    OneLineParser,
+    UsageError,
+    dataclass_parser,
+    option,
+    run_main,
+)
 
 
 def versions() -> dict:

@@ -32,7 +32,7 @@ from engine import game as g
 from engine.board import GAMES
 
 from model.arena.cubeless import MAX_PLIES
-from model.cli.common import USAGE_ERROR, OneLineParser, UsageError, write_json
+from model.cli.common import OneLineParser, UsageError, run_main, write_json
 from model.cube.players import CHECKER_PLAY, POLICIES
 
 
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse(argv: list[str]) -> tuple[argparse.Namespace, g.Rules]:
-    """The flags and the rules they give; UsageError on anything wrong."""
+    """The flags and the rules they give; bad flags exit with one line, UsageError on anything else wrong."""
     args = build_parser().parse_args(argv)
     if args.matches < 2 or args.matches % 2:
         raise UsageError(f"--matches must be a positive even number (mirrored pairs), got {args.matches}")
@@ -177,28 +177,25 @@ def save_mats(result, args) -> list[Path]:
     return paths
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The cube command: parse, load, play, print, optionally write JSON; 2 on bad input."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    try:
-        args, rules = parse(argv)
-        players = load(args)
-        result = run(players, rules, args.matches, args.seed, args.batch, args.max_plies, args.resign,
-                     progress_bar=not args.no_progress, record=bool(args.mat))
-        summary = result.summary()
-        print(report(summary))
-        if args.json:
-            write_json(args.json, {"command": "cube", "argv": argv, "settings": vars(args), "result": summary})
-        if args.mat:
-            paths = save_mats(result, args)
-            print(f"games saved as .mat: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else ""))
-    except UsageError as e:
-        print(f"evaluate.py cube: error: {e}", file=sys.stderr)
-        return USAGE_ERROR
-    except KeyboardInterrupt:
-        print("evaluate.py cube: interrupted", file=sys.stderr)
-        return 130
+def cube_main(argv: list[str]) -> int:
+    """The cube command: parse, load, play, print, optionally write JSON and the games as .mat."""
+    args, rules = parse(argv)
+    players = load(args)
+    result = run(players, rules, args.matches, args.seed, args.batch, args.max_plies, args.resign,
+                 progress_bar=not args.no_progress, record=bool(args.mat))
+    summary = result.summary()
+    print(report(summary))
+    if args.json:
+        write_json(args.json, {"command": "cube", "argv": argv, "settings": vars(args), "result": summary})
+    if args.mat:
+        paths = save_mats(result, args)
+        print(f"games saved as .mat: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else ""))
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``evaluate.py cube``: 0 when done, 2 on bad input (one line on stderr), 130 after Ctrl-C."""
+    return run_main("evaluate.py cube", cube_main, sys.argv[1:] if argv is None else list(argv))
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ JSON string or an object {"position": ..., "dice": [a, b]?}; a bad line (an empt
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from dataclasses import dataclass, replace
@@ -51,6 +50,7 @@ from engine.movegen import legal_plays
 from engine.notation import format_plays
 
 from model.bot import read_dice
+from model.cli.common import OneLineParser
 from model.cube.policy import cube_view
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 
@@ -227,7 +227,7 @@ def _dice_of(dice, info: MatchInfo | None):
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="evaluate.py hint", description="Rank the legal plays of a position, or give its cube decision.")
     parser.add_argument("position", nargs="?", help="gnubg Position ID[:Match ID], XGID=..., or JSON position")
     parser.add_argument("--dice", help="the roll, e.g. 31 or 3-1 (default: the dice in the Match ID/XGID; "

@@ -44,6 +44,7 @@ from engine.formats.matfile import MatchRecord, game_record, player_names, write
 from engine.notation import NO_PLAY, format_play, parse_play
 from engine.formats.pictures import ascii_board
 
+from model.cli.common import OneLineParser
 from model.cube.policy import CubePolicy, cube_view
 
 HUMAN, BOT = 0, 1
@@ -393,15 +394,8 @@ class Table:
 # the command line
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser(prog: str = "python evaluate.py play") -> argparse.ArgumentParser:
-    parser = _Parser(prog=prog, description="Play the bot in the terminal (see model/cli/play.py).")
+    parser = OneLineParser(prog=prog, description="Play the bot in the terminal (see model/cli/play.py).")
     parser.add_argument("--game", choices=GAMES, default="backgammon", help="the game (default backgammon)")
     parser.add_argument("--match", type=int, default=0, metavar="N",
                         help="match to N points (0 = money play)")

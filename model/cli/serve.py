@@ -46,6 +46,7 @@ from engine.game import max_resignation
 from engine.movegen import legal_plays
 from engine.notation import parse_play, steps
 
+from model.cli.common import OneLineParser
 from model.cube.policy import CubePolicy, cube_view
 from model.cube.resign import TOLERANCE
 from model.net.equity import flip_probs
@@ -351,17 +352,10 @@ def serve(bot, host: str = "127.0.0.1", port: int = 4321, options: ServeOptions 
 # the command line: ``python evaluate.py serve ...``
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr and exit status 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
-
-
 def build_parser(prog: str = "evaluate.py serve") -> argparse.ArgumentParser:
     """The flags of ``evaluate.py serve``."""
-    parser = _Parser(prog=prog, description="Serve the bot to gnubg (set player 0 external HOST:PORT) "
-                                            "and FIBS-style clients over gnubg's external-player protocol.")
+    parser = OneLineParser(prog=prog, description="Serve the bot to gnubg (set player 0 external HOST:PORT) "
+                           "and FIBS-style clients over gnubg's external-player protocol.")
     parser.add_argument("--port", type=int, default=4321, help="TCP port to listen on (default 4321)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     parser.add_argument("--bot", "--model", dest="model", default=None,

@@ -1,0 +1,101 @@
+"""What every command line shares: a usage error is one line on stderr, ``PROG: error: MESSAGE``, and
+exit status 2 (USAGE_ERROR), never a usage text or a traceback.
+
+``OneLineParser``  argparse that reports a bad command line that way (and exits), naming an unknown
+                   flag even when a required argument is missing as well.
+``UsageError``     raised by a command for bad input found after parsing (a missing file, flags that
+                   do not go together); ``run_main`` reports it under the command's name.
+``option``         a dataclass field that is one flag: its default and its --help text (and any
+                   further ``add_argument`` keyword); ``dataclass_parser`` builds the parser of
+                   such a dataclass, each flag typed by its field's annotation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import typing
+from collections.abc import Callable
+from typing import Any
+
+USAGE_ERROR = 2
+"""Exit status for bad input on the command line."""
+INTERRUPTED = 130
+"""Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
+
+
+class UsageError(Exception):
+    """Bad input from the command line: reported as one line on stderr, exit status 2."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line on stderr and exit status 2, instead of the usage text."""
+
+    def error(self, message: str):
+        self.exit(USAGE_ERROR, f"{self.prog}: error: {message}\n")
+
+    def parse_args(self, args=None, namespace=None):
+        """argparse's parse_args, but flags it does not know are reported before any missing argument:
+        ``evaluate.py --frobnicate`` names --frobnicate, not the players it lacks."""
+        args = sys.argv[1:] if args is None else list(args)
+        required = list(_required_actions(self))
+        try:
+            for action in required:  # a first pass that lacks nothing finds every unknown argument
+                action.required = False
+            _, unknown = self.parse_known_args(args, argparse.Namespace())
+        finally:
+            for action in required:
+                action.required = True
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}")
+        return super().parse_args(args, namespace)
+
+
+def _required_actions(parser: argparse.ArgumentParser):
+    """The required arguments of ``parser`` and of its subcommands' parsers."""
+    for action in parser._actions:
+        if action.required:
+            yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for subparser in action.choices.values():
+                yield from _required_actions(subparser)
+
+
+def run_main(prog: str, main: Callable[[list[str]], int], argv: list[str]) -> int:
+    """``main(argv)``'s exit status; a UsageError it raises is the line ``PROG: error: MESSAGE`` on
+    stderr and status 2, Ctrl-C the line ``PROG: interrupted`` and status 130."""
+    try:
+        return main(argv)
+    except UsageError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return USAGE_ERROR
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return INTERRUPTED
+
+
+def option(default: Any = dataclasses.MISSING, *, help: str, **argparse_kwargs) -> Any:  # noqa: A002
+    """A dataclass field read by ``dataclass_parser``: its default, its --help text and any further
+    ``add_argument`` keyword (choices...); ``positional=True`` makes it a positional argument."""
+    return dataclasses.field(default=default, metadata={"help": help, **argparse_kwargs})
+
+
+def dataclass_parser(cls: type, **parser_kwargs) -> OneLineParser:
+    """A OneLineParser with an argument per field of the dataclass ``cls``, made with ``option``:
+    ``--field-name FIELD_NAME`` of the field's type (``X | None`` reads an X; bool is a switch), or a
+    positional argument; --help shows each option's default."""
+    parser = OneLineParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter, **parser_kwargs)
+    types = typing.get_type_hints(cls)
+    for f in dataclasses.fields(cls):
+        meta = dict(f.metadata)
+        if meta.pop("positional", False):
+            parser.add_argument(f.name, **meta)
+            continue
+        flag = "--" + f.name.replace("_", "-")
+        kind = next((t for t in typing.get_args(types[f.name]) if t is not type(None)), types[f.name])
+        if kind is bool:
+            parser.add_argument(flag, action="store_true", **meta)
+        else:
+            parser.add_argument(flag, type=kind, default=f.default, metavar=f.name.upper(), **meta)
+    return parser

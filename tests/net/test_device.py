@@ -1,0 +1,29 @@
+"""model/net/device.py: the device the command lines choose for networks."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from model.net.device import choose_device  # noqa: E402
+
+
+def test_auto_cpu_and_threads():
+    """auto is cuda exactly when there is a CUDA device; the thread count is set (0: one per core)."""
+    before = torch.get_num_threads()
+    try:
+        assert choose_device("auto", 1) == ("cuda" if torch.cuda.is_available() else "cpu")
+        assert torch.get_num_threads() == 1
+        assert choose_device("cpu", 2) == "cpu" and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("name, message", [("gpu", "not a torch device"), ("cuda:99", "CUDA device")])
+def test_a_device_that_cannot_be_used_is_a_value_error(name, message):
+    """A name torch does not know, or a CUDA device this machine does not have: ValueError saying so."""
+    before = torch.get_num_threads()
+    try:
+        with pytest.raises(ValueError, match=message):
+            choose_device(name, 1)
+    finally:
+        torch.set_num_threads(before)
