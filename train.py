@@ -1,12 +1,12 @@
 """Train a backgammon or long-nardi network from scratch by TD(lambda) self-play.
 
-    python train.py --game backgammon --games 300000 --run-dir runs/bg --out checkpoints/backgammon.pt
+    python train.py --game backgammon --games 300000 --run-dir runs/bg --out checkpoints/backgammon.safetensors
     python train.py --game backgammon --run-dir runs/bg --resume        # continue a stopped run
 
 Every --checkpoint-every games the run writes <run-dir>/last.pt atomically (kill it at any moment:
 --resume continues from there) and a small snapshot under <run-dir>/snapshots/ for the strength
 curve. TensorBoard logs go to <run-dir>/tb (charts/, losses/, eval/). At the end the weights are
-written to --out, without the optimizer state, ready to ship.
+written to --out, without the optimizer state, ready to ship (.safetensors: read by numpy alone).
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ class Args:
     minutes: float = option(0.0, help="also stop after this many minutes of this invocation (0 = no limit)")
     run_dir: str = option("", help="folder for last.pt, snapshots and TensorBoard logs "
                                    "(default runs/<game>__<seed>__<time>)")
-    out: str = option("", help="where to write the final weights (e.g. checkpoints/backgammon.pt); "
-                               "empty = only the run dir")
+    out: str = option("", help="where to write the final weights: X.safetensors (for play, read without "
+                               "torch) or X.pt; empty = only the run dir")
     resume: bool = option(False, help="continue the run in --run-dir from its last.pt")
     hidden: str = option("128", help="hidden layer widths, comma separated (e.g. 128 or 256,128); "
                                      "a resumed run keeps its own")

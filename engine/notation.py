@@ -1,4 +1,4 @@
-"""Move notation of both games, out (gnubg style) and in (every form FORMATS.md lists).
+"""Move notation of both games, out (gnubg style) and in (every form docs/FORMATS.md lists).
 
 A play is rebuilt at the edge from (before, after, dice): a small scalar search over the dice finds
 a sequence of single-checker steps that leads from one to the other. Points are the mover's numbers,

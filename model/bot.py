@@ -3,7 +3,7 @@
     from model import Bot
     bot = Bot.load()                                  # the shipped backgammon network
     bot = Bot.load(game="nardi")                      # the shipped nardi network
-    bot = Bot.load("runs/bg/last.pt")                 # any checkpoint
+    bot = Bot.load("runs/bg/last.pt")                 # any checkpoint (.safetensors, or .pt with torch)
     bot = Bot.load("pubeval")                         # a baseline by name
     bot.choose("4HPwATDgc/ABMA", [3, 1])              # {"move": "8/5 6/5", "position": {...}, ...}
     bot.rank(position, dice)                          # every legal play, best first
@@ -71,14 +71,14 @@ class Bot:
     @classmethod
     def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> Bot:
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
-        for the shipped checkpoint of ``game`` (checkpoints/<game>.pt). A checkpoint of another game
-        than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""
-        from model.net.checkpoint import load_net, shipped_path
+        for the shipped checkpoint of ``game`` (checkpoints/<game>.safetensors). A checkpoint of another
+        game than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""
+        from model.net.checkpoint import SUFFIXES, load_net, shipped_path
         from model.players.net_player import NetPlayer
         from model.players.registry import make_player
 
         check_game(game)
-        if path is None or Path(str(path)).suffix == ".pt" or Path(str(path)).is_file():
+        if path is None or Path(str(path)).suffix in SUFFIXES or Path(str(path)).is_file():
             file = shipped_path(game) if path is None else Path(path)
             net, blob = load_net(file, game=game, device=device, backend="auto")
             return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)

@@ -1,6 +1,7 @@
 """Wall time of `python evaluate.py hint`, start-up included, at 0-ply and 2-ply.
 
-    python scripts/bench_hint.py [--checkpoint checkpoints/backgammon.pt] [--positions 10] [--json FILE]
+    python scripts/bench_hint.py [--checkpoint checkpoints/backgammon.safetensors] [--positions 10]
+                                 [--json FILE]
 
 Each position is a seeded middle-game position with its dice (engine.tools.sample); every run is a fresh
 process, as a user would start it. Prints the median and the slowest run per ply.
@@ -22,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.pt"))
+    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.safetensors"))
     parser.add_argument("--positions", type=int, default=10)
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--json", default=None)

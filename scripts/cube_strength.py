@@ -1,6 +1,6 @@
 """Does the cube add strength? Two measurements of one network against itself, as JSON.
 
-    python scripts/cube_strength.py --checkpoint checkpoints/backgammon.pt --money-games 4000 \
+    python scripts/cube_strength.py --checkpoint checkpoints/backgammon.safetensors --money-games 4000 \
         --matches 1000 --length 5 --seed 1 --json docs/cube_strength.json
 
 (a) money: the net with its cube (model/cube/decisions.py's 0-ply decisions, Janowski cubeful checker play)

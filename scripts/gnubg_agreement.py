@@ -1,6 +1,6 @@
 """How close the bot's checker play is to GNU Backgammon's, on positions from real games.
 
-    python scripts/gnubg_agreement.py --checkpoint checkpoints/backgammon.pt --positions 300 --seed 1
+    python scripts/gnubg_agreement.py --checkpoint checkpoints/backgammon.safetensors --positions 300 --seed 1
     python scripts/gnubg_agreement.py --checkpoint /tmp/snap.pt --positions 300 --json /tmp/agree.json
 
 Positions: the bot (0-ply) plays gnubg 0-ply through model/arena/cubeless.py (mirrored dice, both seats); every

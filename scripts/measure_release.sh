@@ -9,8 +9,8 @@ NARDI_RUN=${2:-runs/nardi}
 OUT=checkpoints/strength
 mkdir -p "$OUT" docs
 export OMP_NUM_THREADS=1
-BG=checkpoints/backgammon.pt
-NARDI=checkpoints/nardi.pt
+BG=checkpoints/backgammon.safetensors
+NARDI=checkpoints/nardi.safetensors
 
 # issue 3: cubeless strength, mirrored dice
 python evaluate.py $BG pubeval --games 10000 --seed 101 --no-progress --json $OUT/backgammon_vs_pubeval.json

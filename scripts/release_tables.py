@@ -33,18 +33,22 @@ def cubeless_row(name: str, label: str) -> str:
 def made_by(game: str) -> str:
     from model.net.checkpoint import read
 
-    blob = read(ROOT / "checkpoints" / f"{game}.pt", backend="numpy")
+    blob = read(ROOT / "checkpoints" / f"{game}.safetensors", backend="numpy")
     m = blob["made_by"]
     hidden = ",".join(str(h) for h in blob["net_config"]["hidden"])
     lines = [(f"- {blob['games']:,} self-play games, {m.get('seconds', 0) / 3600:.2f} hours of training "
              f"(wall time on the 2-core machine, shared with other work), hidden layer(s) {hidden}, "
              f"feature version {blob['feature_version']}."), "- Commands, in order:", ""]
     lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
+    if "exported_from" in m:  # trained into a .pt, then written out as .safetensors
+        e = m["exported_from"]
+        lines += ["", f"  then exported from `{e['file']}` (sha256 `{e['sha256'][:16]}...`):", "",
+                  f"      {e['command']}"]
     return "\n".join(lines)
 
 
 def main() -> int:
-    out = ["## backgammon.pt", "", made_by("backgammon"), "",
+    out = ["## backgammon.safetensors", "", made_by("backgammon"), "",
            ("Cubeless money games, mirrored dice (each dice stream played twice with the seats swapped), "
            "the shipped net at 0-ply as A:"), "",
            "| opponent | games | A's points per game (95%) | A's rates | file |", "|---|---|---|---|---|",
@@ -73,7 +77,7 @@ def main() -> int:
             "| chooser | mean equity loss per move (95%) |", "|---|---|"]
     for key in ("bot-0ply", "bot-1ply", "bot-2ply", "gnubg-0ply"):
         out.append(f"| {key} | {loss[key]['mean']:.4f} +- {loss[key]['ci95']:.4f} |")
-    out += ["", "## nardi.pt", "", made_by("nardi"), "",
+    out += ["", "## nardi.safetensors", "", made_by("nardi"), "",
             "| opponent | games | A's points per game (95%) | A's rates | file |", "|---|---|---|---|---|",
             cubeless_row("nardi_vs_heuristic", "heuristic"), cubeless_row("nardi_vs_random", "random"), ""]
     print("\n".join(out))

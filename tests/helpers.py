@@ -30,7 +30,7 @@ def save_tiny_checkpoints(folder: Path, hidden: tuple[int, ...] = (8,), seed: in
     torch.manual_seed(seed)
     paths = {}
     for game in ("backgammon", "nardi"):
-        paths[game] = folder / f"{game}.pt"
+        paths[game] = folder / f"{game}.safetensors"
         save(paths[game], OutcomeNet(NetConfig(game, hidden)))
     return paths
 

@@ -1,7 +1,7 @@
 """FIBS board strings, as gnubg's external-player protocol writes them, <-> our positions.
 
 ``set player 0 external HOST:PORT`` makes gnubg 1.07 hand each decision of that player to a server
-as one line ``board:`` + 52 colon-separated fields (shared/FORMATS.md, "FIBS board string"):
+as one line ``board:`` + 52 colon-separated fields (docs/FORMATS.md, "FIBS board string"):
 
     1-2 names, 3 match length (0 = money), 4-5 scores, 6-31 the 26 slots, 32 turn, 33-36 the dice
     (twice), 37 cube value, 38 player 1 may double, 39 player 0 may double, 40 was doubled,

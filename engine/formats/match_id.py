@@ -1,4 +1,4 @@
-"""gnubg's Match ID and ``MatchInfo``, the match and cube state that it and an XGID carry (shared/FORMATS.md).
+"""gnubg's Match ID and ``MatchInfo``, the match and cube state that it and an XGID carry (docs/FORMATS.md).
 
 ``MatchInfo`` is a plain frozen record of the fields the formats hold, in gnubg's terms (players 0
 and 1, player 1 being XG's bottom player). It is data only: ``engine.match`` / ``engine.game`` hold
@@ -202,7 +202,7 @@ def _match_info_refusal(info: MatchInfo) -> str | None:
 
 MATCH_ID_CHARS = 12
 
-# (field, first bit, width) of gnubg's Match ID, FORMATS.md's table
+# (field, first bit, width) of gnubg's Match ID, docs/FORMATS.md's table
 _MATCH_ID_FIELDS = (
     ("cube_log2", 0, 4),
     ("cube_owner", 4, 2),

@@ -1,4 +1,4 @@
-"""Exchange formats (shared/FORMATS.md): our JSON position, gnubg Position ID and Match ID, XGID.
+"""Exchange formats (docs/FORMATS.md): our JSON position, gnubg Position ID and Match ID, XGID.
 
 Positions are the engine's (28,) int8 rows in the mover's frame (engine/board.py). The IDs of gnubg
 and eXtreme Gammon also carry match and cube state; that is read into ``MatchInfo``, a plain frozen
@@ -68,7 +68,7 @@ def _whole_numbers(data: dict, key: str, length: int, low: int, high: int) -> li
 def read_json_position(game: str, data: dict | str) -> np.ndarray:
     """One position (28,) int8 from its JSON form (a dict, or the text of one); checked for its game.
 
-    Extra keys are ignored (the command line's lines also carry "dice"); see FORMATS.md for the form.
+    Extra keys are ignored (the command line's lines also carry "dice"); see docs/FORMATS.md for the form.
     """
     check_game(game)
     if isinstance(data, str):
@@ -118,7 +118,7 @@ def write_position_id(position: np.ndarray) -> str:
     """gnubg's 14-character Position ID of a backgammon position (28,) in the mover's frame.
 
     "For each slot write one 1-bit per checker, then one 0-bit", the side not on roll first, padded
-    to 80 bits and packed least-significant first (FORMATS.md).
+    to 80 bits and packed least-significant first (docs/FORMATS.md).
     """
     position = _validated("backgammon", np.asarray(position))
     value, k = 0, 0

@@ -1,9 +1,10 @@
-"""Small pieces shared by the command lines: JSON result files with the versions that made them, and
-(from engine/tools/cli.py, where the engine's own command line finds them too) one-line usage errors
-and parsers built from dataclasses."""
+"""Small pieces shared by the command lines: JSON result files with the versions that made them, a
+progress bar, and (from engine/tools/cli.py, where the engine's own command line finds them too)
+one-line usage errors and parsers built from dataclasses."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import platform
 import sys
@@ -36,3 +37,21 @@ def write_json(path: str, blob: dict) -> None:
             f.write("\n")
     except OSError as e:
         raise UsageError(f"--json: cannot write {path}: {e.strerror}") from None
+
+
+def progress_bar(total: int, unit: str, enabled: bool = True):
+    """A context manager giving an object with ``update(n)``: tqdm's bar on stderr when tqdm is installed
+    (the [train] extra brings it) and stderr is a terminal, else nothing is shown."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return contextlib.nullcontext(_Silent())
+    return tqdm(total=total, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                disable=None if enabled else True)
+
+
+class _Silent:
+    """The progress bar of an install without tqdm: counts nothing, shows nothing."""
+
+    def update(self, n: int = 1) -> None:
+        pass

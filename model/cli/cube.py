@@ -105,14 +105,12 @@ def load(args) -> tuple:
 
 def run(players, rules: g.Rules, matches: int, seed: int = 0, batch: int = 128, max_plies: int = MAX_PLIES,
         resignations: bool = False, progress_bar: bool = True, record: bool = False):
-    """Play with a tqdm progress bar on stderr (off the terminal it stays quiet)."""
-    from tqdm import tqdm
-
+    """Play with a progress bar on stderr (off the terminal, or without tqdm, it stays quiet)."""
     from model.arena.cubeful import play_matches
+    from model.cli.common import progress_bar as bar_on_stderr
 
     unit = "game" if rules.money else "match"
-    with tqdm(total=matches, unit=unit, file=sys.stderr, dynamic_ncols=True,
-              disable=None if progress_bar else True) as bar:
+    with bar_on_stderr(matches, unit, progress_bar) as bar:
         return play_matches(players[0], players[1], rules, matches, seed=seed, batch=batch,
                             max_plies=max_plies, resignations=resignations, progress=bar.update,
                             record=record)

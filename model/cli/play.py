@@ -4,7 +4,7 @@
                             [--seed S] [--cube/--no-cube] [--you-first] [--autoplay-human] [--mat FILE]
 
 The board is drawn before each of the person's decisions (engine/formats/pictures.py's ``ascii_board``, the
-person at the bottom as X). Moves are typed in the notation of FORMATS.md (``13/7 8/7``, ``bar/22``,
+person at the bottom as X). Moves are typed in the notation of docs/FORMATS.md (``13/7 8/7``, ``bar/22``,
 ``6/off``, ``8/5(2)``; engine.notation.parse_play); a move the rules refuse is answered with the
 reason and asked again. Commands, at any prompt: ``roll``, ``double``, ``take``, ``drop`` (``pass``),
 ``beaver``, ``accept``/``reject`` (a resignation offer), ``resign [single|gammon|backgammon]``

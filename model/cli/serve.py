@@ -3,7 +3,7 @@
     python evaluate.py serve --port 4321 [--model PATH|NAME] [--ply 0|1|2] [--no-resign] [--verbose]
 
 then, in gnubg 1.07: ``set player 0 external 127.0.0.1:4321`` and ``new match 5`` (or ``new session``).
-The protocol (shared/FORMATS.md, "FIBS board string", observed from gnubg 1.07): the client connects
+The protocol (docs/FORMATS.md, "FIBS board string", observed from gnubg 1.07): the client connects
 once and keeps the socket across games; for each decision it writes one board line (engine/formats/fibs.py:
 ``board:`` + 52 fields + ``\\n``, then a NUL that shows up at the start of the next read) and waits
 for exactly one reply line:

@@ -5,16 +5,32 @@
      "optimizer": {...} | None, "games": games trained, "train_state": {...} | None,
      "args": {...}, "made_by": {...}}
 
+The file's suffix says how the dict is stored:
+
+- ``.safetensors``: the shipped nets and any weights meant for play (``train.py --out X.safetensors``).
+  The weights are float32 arrays in the safetensors format (a JSON header, then the raw bytes: there
+  is nothing to unpickle), every other field is a string of the header's metadata (numbers in
+  decimal, dicts as JSON). numpy reads it with the ``safetensors`` package, without torch. It holds
+  no optimizer state (``"optimizer"`` reads back as None).
+- ``.pt`` (or any other suffix): the dict as ``torch.save`` writes it, optimizer state included;
+  training resumes from these (``<run-dir>/last.pt``). Read with ``torch.load(weights_only=True)``,
+  so reading one needs torch (the ``[train]`` extra), whichever backend runs the network.
+
 A checkpoint whose game, feature version or shapes do not match what is asked for is refused with
-a clear message (CheckpointError), never half-loaded. Training loads it with torch; inference on the
-CPU reads it with model/net/inference.py and runs the network in numpy, without importing torch.
+a clear one-line message (CheckpointError), never half-loaded. Training loads the weights into
+model.net.network.OutcomeNet (torch); inference on the CPU runs them in numpy
+(model.net.inference.NumpyNet), without importing torch.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from model.net.config import NetConfig
 from model.net.features import SUPPORTED
@@ -22,6 +38,14 @@ from model.net.features import SUPPORTED
 FORMAT = "nardibot-checkpoint"
 FORMAT_VERSION = 1
 SHIPPED = Path(__file__).resolve().parents[2] / "checkpoints"
+SAFETENSORS = ".safetensors"
+SUFFIXES = (SAFETENSORS, ".pt")
+"""File suffixes that name a checkpoint (a path with one of them is never taken for a baseline name)."""
+
+_TEXT_FIELDS = ("format", "game")
+_NUMBER_FIELDS = ("format_version", "feature_version", "games")
+_JSON_FIELDS = ("net_config", "train_state", "args", "made_by")
+"""How each field but the weights and the optimizer is kept in a .safetensors file's metadata."""
 
 
 class CheckpointError(ValueError):
@@ -29,17 +53,21 @@ class CheckpointError(ValueError):
 
 
 def shipped_path(game: str) -> Path:
-    """The checkpoint shipped with the project for ``game``: checkpoints/<game>.pt."""
-    return SHIPPED / f"{game}.pt"
+    """The network shipped with the project for ``game``: checkpoints/<game>.safetensors."""
+    return SHIPPED / f"{game}{SAFETENSORS}"
+
+
+def is_safetensors(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is (to be) a .safetensors checkpoint rather than a torch one."""
+    return Path(path).suffix == SAFETENSORS
 
 
 def save(path: str | os.PathLike, net, *, games: int = 0, optimizer=None,
          train_state: dict | None = None, args: dict | None = None, made_by: dict | None = None) -> None:
-    """Write the checkpoint atomically: a temporary file in the same folder, fsync, then rename."""
-    import torch
+    """Write the checkpoint atomically: a temporary file in the same folder, fsync, then rename.
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    A path ending in .safetensors gets the weights and every field but the optimizer state (a
+    ValueError if one is given: that needs a .pt); any other path a torch file with all of it."""
     blob = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -53,10 +81,43 @@ def save(path: str | os.PathLike, net, *, games: int = 0, optimizer=None,
         "args": args or {},
         "made_by": made_by or {},
     }
+    if is_safetensors(path):
+        if optimizer is not None:
+            raise ValueError(f"{path}: a .safetensors file holds no optimizer state; save it to a .pt file")
+        write_safetensors(path, blob)
+        return
+    import torch
+
+    _write_atomically(Path(path), lambda f: torch.save(blob, f))
+
+
+def write_safetensors(path: str | os.PathLike, blob: dict) -> None:
+    """Write a checkpoint dict (weights as tensors or arrays) as a .safetensors file, atomically:
+    the weights as float32, the other fields as metadata, the optimizer state left out."""
+    from safetensors.numpy import save as safetensors_bytes
+
+    metadata = {key: str(blob[key]) for key in _TEXT_FIELDS}
+    metadata.update({key: str(int(blob[key])) for key in _NUMBER_FIELDS})
+    metadata.update({key: json.dumps(blob.get(key)) for key in _JSON_FIELDS})
+    data = safetensors_bytes({name: _float32(value) for name, value in blob["weights"].items()}, metadata)
+    _write_atomically(Path(path), lambda f: f.write(data))
+
+
+def _float32(value) -> np.ndarray:
+    """A weight tensor (torch) or array as a contiguous float32 numpy array."""
+    if hasattr(value, "detach"):  # a torch tensor
+        value = value.detach().cpu().numpy()
+    return np.ascontiguousarray(value, dtype=np.float32)
+
+
+def _write_atomically(path: Path, write: Callable) -> None:
+    """Call ``write(file)`` on a temporary file beside ``path``, fsync it, rename it to ``path``; on any
+    failure the temporary file is removed and an existing ``path`` is left as it was."""
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(blob, f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
@@ -67,26 +128,63 @@ def save(path: str | os.PathLike, net, *, games: int = 0, optimizer=None,
         raise
 
 
+def _read_safetensors(path: Path) -> dict:
+    """The checkpoint dict of a .safetensors file, weights as numpy arrays (no torch)."""
+    from safetensors import safe_open
+
+    with safe_open(str(path), framework="numpy") as f:
+        metadata = f.metadata() or {}
+        weights = {name: f.get_tensor(name) for name in f.keys()}
+    if metadata.get("format") != FORMAT:
+        return {}  # refused by read() as not a checkpoint
+    blob = {key: metadata[key] for key in _TEXT_FIELDS}
+    blob.update({key: int(metadata[key]) for key in _NUMBER_FIELDS})
+    blob.update({key: json.loads(metadata[key]) for key in _JSON_FIELDS})
+    return {**blob, "weights": weights, "optimizer": None}
+
+
+def _read_torch(path: Path, backend: str) -> dict:
+    """The checkpoint dict of a torch file (torch.load, weights_only=True); weights as numpy arrays
+    for the numpy backend. Needs torch."""
+    try:
+        import torch
+    except ImportError:
+        raise CheckpointError(f"{path} is a training checkpoint; install the [train] extra (torch) "
+                              "to read it") from None
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
+        raise _unreadable(path, e) from None
+    if backend == "numpy" and isinstance(blob, dict) and isinstance(blob.get("weights"), dict):
+        blob["weights"] = {k: v.numpy() if hasattr(v, "numpy") else v for k, v in blob["weights"].items()}
+    return blob
+
+
+def _unreadable(path: Path, error: Exception) -> CheckpointError:
+    """The one-line refusal of a file that cannot be decoded."""
+    return CheckpointError(f"{path} is not a readable checkpoint ({type(error).__name__}: {error})".split("\n")[0])
+
+
 def read(path: str | os.PathLike, backend: str = "torch") -> dict:
     """The checkpoint dict, checked for format; CheckpointError on anything wrong.
 
-    backend "torch": tensors, via torch.load(weights_only=True); "numpy": numpy arrays, via
-    model/net/inference.py (no torch import).
+    backend "torch": weights as torch tensors; "numpy": as numpy arrays (a .safetensors file is then
+    read without importing torch; a .pt file always needs torch).
     """
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {path}")
-    try:
-        if backend == "numpy":
-            from model.net.inference import read_checkpoint
-
-            blob = read_checkpoint(path)
-        else:
+    if is_safetensors(path):
+        try:
+            blob = _read_safetensors(path)
+        except Exception as e:  # noqa: BLE001 - a bad header, missing or malformed metadata: a bad file
+            raise _unreadable(path, e) from None
+        if backend == "torch" and blob:
             import torch
 
-            blob = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
-        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})".split("\n")[0])
+            blob["weights"] = {k: torch.from_numpy(np.array(v)) for k, v in blob["weights"].items()}
+    else:
+        blob = _read_torch(path, backend)
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a {FORMAT} file")
     if blob.get("format_version") != FORMAT_VERSION:

@@ -7,12 +7,16 @@ import os
 
 def choose_device(name: str = "auto", threads: int = 0) -> str:
     """The torch device called ``name``; "auto" is cuda when there is a CUDA device, else cpu. Sets torch's
-    CPU threads to ``threads`` (0: one a core). ValueError, said for a command line, when torch is
-    missing, torch knows no such device, or it is a CUDA device that this machine does not have."""
+    CPU threads to ``threads`` (0: one a core). Without torch (the light install) "auto" and "cpu" are
+    the CPU, where networks run in numpy. ValueError, said for a command line, when another device is
+    asked for without torch, torch knows no such device, or it is a CUDA device this machine does not have."""
     try:
         import torch
-    except ImportError as e:
-        raise ValueError(f"networks need torch: {e}") from None
+    except ImportError:
+        if name in ("auto", "cpu"):
+            return "cpu"
+        raise ValueError(f"--device {name} needs torch (the [train] extra); without it networks run "
+                         "on the cpu") from None
     torch.set_num_threads(threads or os.cpu_count() or 1)
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"

@@ -27,3 +27,14 @@ def test_a_device_that_cannot_be_used_is_a_value_error(name, message):
             choose_device(name, 1)
     finally:
         torch.set_num_threads(before)
+
+
+def test_without_torch_networks_run_on_the_cpu(monkeypatch):
+    """On the plain install (no torch) auto and cpu are the CPU, where networks run in numpy; asking for
+    any other device is a ValueError that names the [train] extra."""
+    import sys
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    assert choose_device("auto", 1) == "cpu" and choose_device("cpu") == "cpu"
+    with pytest.raises(ValueError, match=r"needs torch \(the \[train\] extra\)"):
+        choose_device("cuda")

@@ -24,9 +24,10 @@ def run_train(*flags, check=True):
 
 
 def test_tiny_run_writes_checkpoints_and_resumes(tmp_path):
-    """A few hundred games write last.pt, snapshots, TensorBoard logs and --out; --resume continues."""
+    """A few hundred games write last.pt, snapshots, TensorBoard logs and --out (.safetensors); --resume
+    continues."""
     run = tmp_path / "run"
-    out = tmp_path / "final.pt"
+    out = tmp_path / "final.safetensors"
     run_train("--game", "nardi", "--games", "150", "--checkpoint-every", "50", "--run-dir", str(run),
               "--out", str(out))
     first = read(run / "last.pt")
