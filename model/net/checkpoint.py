@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import zipfile
 from pathlib import Path
 
 from model.net.config import NetConfig
@@ -76,6 +77,9 @@ def read(path: str | os.PathLike, backend: str = "torch") -> dict:
     path = Path(path)
     if not path.is_file():
         raise CheckpointError(f"checkpoint not found: {path}")
+    if not zipfile.is_zipfile(path):
+        raise CheckpointError(f"{path} is not a readable checkpoint: not a zip archive as torch.save writes "
+                              f"(damaged, cut short, or another kind of file)")
     try:
         if backend == "numpy":
             from model.net.inference import read_checkpoint
@@ -86,7 +90,7 @@ def read(path: str | os.PathLike, backend: str = "torch") -> dict:
 
             blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
-        raise CheckpointError(f"{path} is not a readable checkpoint ({type(e).__name__}: {e})".split("\n")[0])
+        raise CheckpointError(f"{path} is not a readable checkpoint: {_reason(e)}") from None
     if not isinstance(blob, dict) or blob.get("format") != FORMAT:
         raise CheckpointError(f"{path} is not a {FORMAT} file")
     if blob.get("format_version") != FORMAT_VERSION:
@@ -99,6 +103,17 @@ def read(path: str | os.PathLike, backend: str = "torch") -> dict:
         raise CheckpointError(f"{path} was made with {blob['game']} feature version "
                               f"{blob.get('feature_version')}, this code encodes version {current}")
     return blob
+
+
+def _reason(error: Exception) -> str:
+    """Why torch (or the numpy reader) could not load a file, in one line, without torch's advice to load
+    it again with weights_only=False (which would run whatever code a damaged or foreign file holds)."""
+    text = str(error)
+    if "WeightsUnpickler error:" in text:  # torch's advice comes first, the reason after this
+        text = text.split("WeightsUnpickler error:", 1)[1].split("Check the documentation")[0]
+        return f"it holds more than tensors and plain data ({' '.join(text.split()).split('. ')[0].rstrip('.')})"
+    first = text.strip().split("\n")[0].split(". ")[0].rstrip(".")
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 def load_net(path: str | os.PathLike, game: str | None = None, device="cpu",
