@@ -63,7 +63,8 @@ class Args:
     seed: int = option(1, help="seed for dice and weights: the same seed gives the same run")
     device: str = option("auto", help="cpu, cuda, or auto (cuda when available)")
     threads: int = option(0, help="torch CPU threads (0 = all cores)")
-    no_progress: bool = option(False, help="no progress bar: a plain line at each checkpoint instead (for logs)")
+    no_progress: bool = option(False, help="no progress bar: a plain line at each checkpoint instead "
+                                           "(for logs)")
 
 
 # What belongs to one invocation rather than to the run: a resumed run never takes these from its last.pt.
@@ -219,8 +220,9 @@ def collect(actor, min_samples: int, max_games: int):
         parts.append(exp)
         samples += len(exp.positions)
         games += exp.games
-    return Experience(np.concatenate([e.positions for e in parts]), np.concatenate([e.targets for e in parts]),
-                      games, sum(e.plies for e in parts), np.concatenate([e.results for e in parts]),
+    return Experience(np.concatenate([e.positions for e in parts]),
+                      np.concatenate([e.targets for e in parts]), games, sum(e.plies for e in parts),
+                      np.concatenate([e.results for e in parts]),
                       sum(e.cut_off for e in parts))
 
 

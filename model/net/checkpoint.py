@@ -111,7 +111,8 @@ def _reason(error: Exception) -> str:
     text = str(error)
     if "WeightsUnpickler error:" in text:  # torch's advice comes first, the reason after this
         text = text.split("WeightsUnpickler error:", 1)[1].split("Check the documentation")[0]
-        return f"it holds more than tensors and plain data ({' '.join(text.split()).split('. ')[0].rstrip('.')})"
+        detail = " ".join(text.split()).split(". ")[0].rstrip(".")
+        return f"it holds more than tensors and plain data ({detail})"
     first = text.strip().split("\n")[0].split(". ")[0].rstrip(".")
     return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
