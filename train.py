@@ -135,7 +135,10 @@ def run_settings(blob: dict) -> dict:
     settings = {name: stored.get(name, getattr(Args, name)) for name in RUN_SETTINGS}
     made_by = blob.get("made_by") or {}
     for command in made_by.get("commands") or [made_by.get("command") or ""]:
-        words = shlex.split(command)
+        try:
+            words = shlex.split(command)
+        except ValueError:  # recorded unquoted by an older train.py
+            words = command.split()
         start = next((i + 1 for i, w in enumerate(words) if w.endswith("train.py")), None)
         if start is None:
             continue
@@ -283,7 +286,7 @@ def train(argv: list[str]) -> int:
     else:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
     # every invocation that trained this run, oldest first (a resumed run keeps the earlier ones)
-    commands = list(previous_made_by.get("commands", [])) + ["python train.py " + " ".join(argv)]
+    commands = list(previous_made_by.get("commands", [])) + ["python train.py " + shlex.join(argv)]
 
     def checkpoint(path: Path, with_optimizer: bool = True) -> None:
         save(path, learner.net, games=games_done, optimizer=learner.opt if with_optimizer else None,

@@ -82,6 +82,15 @@ def test_a_run_resumed_without_its_flags_before_the_fix_gets_them_back():
     assert (args.lr_schedule, args.seed, args.games, args.hidden) == (SCHEDULE, 7, 760000, "256")
 
 
+def test_recorded_commands_that_do_not_parse_are_read_as_far_as_they_go():
+    blob = read(BG_RUN)
+    commands = ['python train.py --run-dir "my runs/bg --seed 9 --frobnicate 3',  # unquoted, unknown flag
+                "python train.py --run-dir runs/bg --resume --lam nine",  # a value this code cannot read
+                "python train.py --run-dir 'my runs/bg' --resume --batch-size 512"]
+    args, _ = resumed({**blob, "made_by": {"commands": commands}})
+    assert (args.seed, args.lam, args.batch_size, args.lr_schedule) == (9, 0.7, 512, SCHEDULE)
+
+
 def test_the_game_and_network_of_a_run_cannot_change():
     blob = read(BG_RUN)
     with pytest.raises(train.UsageError, match="--hidden 128 does not fit"):
