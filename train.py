@@ -1,7 +1,12 @@
 """Train a backgammon or long-nardi network from scratch by TD(lambda) self-play.
 
     python train.py --game backgammon --games 300000 --run-dir runs/bg --out checkpoints/backgammon.safetensors
-    python train.py --game backgammon --run-dir runs/bg --resume        # continue a stopped run
+    python train.py --run-dir runs/bg --resume                          # continue a stopped run
+
+A resumed run keeps its own settings (game, --games, network, learning-rate schedule, lambda, batch
+sizes, seed...) as its latest invocation left them in last.pt; a flag given with --resume changes one
+from then on, and the run says in one line which it kept and which it changed. --minutes, --out,
+--device, --threads and --no-progress belong to the invocation and are never taken from the run.
 
 Every --checkpoint-every games the run writes <run-dir>/last.pt atomically (kill it at any moment:
 --resume continues from there) and a small snapshot under <run-dir>/snapshots/ for the strength
@@ -11,8 +16,10 @@ written to --out, without the optimizer state, ready to ship (.safetensors: read
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
+import shlex
 import signal
 import sys
 import time
@@ -30,14 +37,16 @@ class Args:
     """Settings of a training run: one flag each (``--run-dir`` for run_dir...)."""
 
     game: str = option("backgammon", help="the game to learn: backgammon or nardi")
-    games: int = option(100_000, help="stop after this many self-play games in all "
-                                      "(counting those of resumed runs)")
+    games: int = option(100_000, help="stop after this many self-play games in all (counting those of "
+                                      "resumed runs): at the first ply on which that many have ended, so "
+                                      "past it only by games that end on that same ply (a few at most)")
     minutes: float = option(0.0, help="also stop after this many minutes of this invocation (0 = no limit)")
     run_dir: str = option("", help="folder for last.pt, snapshots and TensorBoard logs "
                                    "(default runs/<game>__<seed>__<time>)")
     out: str = option("", help="where to write the final weights: X.safetensors (for play, read without "
                                "torch) or X.pt; empty = only the run dir")
-    resume: bool = option(False, help="continue the run in --run-dir from its last.pt")
+    resume: bool = option(False, help="continue the run in --run-dir from its last.pt, with the run's own "
+                                      "settings except the flags given now")
     hidden: str = option("128", help="hidden layer widths, comma separated (e.g. 128 or 256,128); "
                                      "a resumed run keeps its own")
     features: int = option(0, help="input encoding of a new network: 0 = the game's default; backgammon 2 "
@@ -57,36 +66,133 @@ class Args:
     seed: int = option(1, help="seed for dice and weights: the same seed gives the same run")
     device: str = option("auto", help="cpu, cuda, or auto (cuda when available)")
     threads: int = option(0, help="torch CPU threads (0 = all cores)")
+    no_progress: bool = option(False, help="no progress bar: a plain line at each checkpoint instead "
+                                           "(for logs)")
+
+
+# What belongs to one invocation rather than to the run: a resumed run never takes these from its last.pt.
+PER_INVOCATION = ("minutes", "run_dir", "out", "resume", "device", "threads", "no_progress")
+RUN_SETTINGS = tuple(f.name for f in dataclasses.fields(Args) if f.name not in PER_INVOCATION)
 
 
 def parse_args(argv: list[str]) -> Args:
     """Args from the command line, checked: a bad one exits with one line on stderr, status 2."""
     parser = dataclass_parser(Args, prog="train.py", description=__doc__.split("\n\n")[0])
     args = Args(**vars(parser.parse_args(argv)))
-    if args.game not in ("backgammon", "nardi"):
-        parser.error(f"--game must be backgammon or nardi, not {args.game!r}")
     if args.resume and not args.run_dir:
         parser.error("--resume needs --run-dir (the run to continue)")
+    problem = check(args)
+    if problem:
+        parser.error(problem)
+    return args
+
+
+def check(args: Args) -> str | None:
+    """What is wrong with these settings, or None."""
+    if args.game not in ("backgammon", "nardi"):
+        return f"--game must be backgammon or nardi, not {args.game!r}"
     try:
         hidden = [int(h) for h in args.hidden.split(",")]
         assert hidden and all(h > 0 for h in hidden)
     except (ValueError, AssertionError):
-        parser.error(f"--hidden must be positive integers separated by commas, not {args.hidden!r}")
+        return f"--hidden must be positive integers separated by commas, not {args.hidden!r}"
     for name in ("games", "parallel_games", "samples_per_update", "batch_size", "checkpoint_every"):
         if getattr(args, name) <= 0:
-            parser.error(f"--{name.replace('_', '-')} must be positive")
+            return f"--{name.replace('_', '-')} must be positive"
     if not 0 <= args.lam <= 1:
-        parser.error("--lam must be within 0..1")
+        return "--lam must be within 0..1"
     if args.features:
         try:
             check_version(args.game, args.features)
         except ValueError as e:
-            parser.error(f"--features: {e}")
+            return f"--features: {e}"
     try:
         lr_schedule(args)
     except ValueError as e:
-        parser.error(f"--lr-schedule: {e}")
-    return args
+        return f"--lr-schedule: {e}"
+    return None
+
+
+def given_flags(argv: list[str]) -> dict:
+    """{field: value} of the flags written on the command line ``argv``, without the defaults. Flags this
+    code does not know are skipped (a command recorded by an older train.py); argparse.ArgumentError
+    for a value it cannot read."""
+    parser = dataclass_parser(Args, exit_on_error=False)
+    for action in parser._actions:
+        action.default = argparse.SUPPRESS
+    namespace, _ = parser.parse_known_args(argv)
+    return vars(namespace)
+
+
+def apply_flags(settings: dict, given: dict) -> dict:
+    """The run settings ``settings`` with the flags ``given`` written over them. --lr without
+    --lr-schedule asks for a constant rate, so it drops the schedule (which would win over it)."""
+    out = {**settings, **{k: v for k, v in given.items() if k in RUN_SETTINGS}}
+    if "lr" in given and "lr_schedule" not in given:
+        out["lr_schedule"] = ""
+    return out
+
+
+def run_settings(blob: dict) -> dict:
+    """The run's own settings, from a checkpoint written by train.py: the args it stored, then the flags
+    of every train.py command it records, replayed in order. For a checkpoint of this code the replay
+    changes nothing; for one written by a resume that dropped the flags it was not given again (as
+    resumes did before they kept the run's settings), it gives them back. Settings the checkpoint does
+    not know take this code's defaults; the game and the network's shape come from the checkpoint."""
+    stored = blob.get("args") or {}
+    settings = {name: stored.get(name, getattr(Args, name)) for name in RUN_SETTINGS}
+    made_by = blob.get("made_by") or {}
+    for command in made_by.get("commands") or [made_by.get("command") or ""]:
+        try:
+            words = shlex.split(command)
+        except ValueError:  # recorded unquoted by an older train.py
+            words = command.split()
+        start = next((i + 1 for i, w in enumerate(words) if w.endswith("train.py")), None)
+        if start is None:
+            continue
+        try:
+            settings = apply_flags(settings, given_flags(words[start:]))
+        except argparse.ArgumentError:
+            continue  # a command this code cannot read: the stored args stand
+    settings["game"] = blob["game"]
+    settings["hidden"] = ",".join(str(h) for h in blob["net_config"]["hidden"])
+    return settings
+
+
+def _describe(name: str, settings: dict) -> str:
+    """One setting as its flag; the learning rate as the one of --lr and --lr-schedule in force."""
+    if name == "lr" and settings["lr_schedule"]:
+        name = "lr_schedule"
+    return f"--{name.replace('_', '-')} {settings[name]}"
+
+
+def resume_args(args: Args, argv: list[str], blob: dict) -> tuple[Args, str]:
+    """The settings of a resumed run (the run's own, except the flags written in ``argv``) and the line
+    that says which were kept and which changed; UsageError for a flag that cannot change (--game,
+    --hidden) or settings that do not check."""
+    own = run_settings(blob)
+    given = given_flags(argv)
+    if "game" in given and given["game"] != own["game"]:
+        raise UsageError(f"{args.run_dir} is a {own['game']} run, not {given['game']}")
+    if "hidden" in given and given["hidden"].replace(" ", "") != own["hidden"]:
+        raise UsageError(f"--hidden {given['hidden']} does not fit the run in {args.run_dir}, whose network "
+                         f"has --hidden {own['hidden']} (a resumed run keeps its own)")
+    merged = apply_flags(own, given)
+    kept, changed = [], []
+    for name in RUN_SETTINGS:
+        if name == "lr_schedule":
+            continue  # told with --lr
+        now, was = _describe(name, merged), _describe(name, own)
+        if now == was:
+            kept.append(now)
+        else:
+            changed.append(f"{now} (was {was.split(' ', 1)[1] if now.split()[0] == was.split()[0] else was})")
+    args = dataclasses.replace(args, **merged)
+    problem = check(args)
+    if problem:
+        raise UsageError(f"cannot resume {args.run_dir} with these settings: {problem}")
+    line = f"kept the run's {' '.join(kept)}" + (f"; changed {', '.join(changed)}" if changed else "")
+    return args, line
 
 
 def lr_schedule(args: Args) -> list[tuple[int, float]]:
@@ -111,6 +217,26 @@ def lr_at(schedule: list[tuple[int, float]], games: int) -> float:
     return [lr for start, lr in schedule if start <= games][-1]
 
 
+def collect(actor, min_samples: int, max_games: int):
+    """What ``actor.play(min_samples)`` returns, except that it stops at the first ply on which
+    ``max_games`` games have ended. It calls ``actor.play(1)`` (the plies up to the next one on which a
+    game ends) until either is reached; the games in flight go on from one call to the next, so the
+    plies played are exactly those of one ``play(min_samples)`` call, up to the stop. Games that end on
+    the same ply all count, so it may pass ``max_games`` by those (fewer than --parallel-games)."""
+    from model.train.td import Experience
+
+    parts, samples, games = [], 0, 0
+    while samples < min_samples and games < max_games:
+        exp = actor.play(1)
+        parts.append(exp)
+        samples += len(exp.positions)
+        games += exp.games
+    return Experience(np.concatenate([e.positions for e in parts]),
+                      np.concatenate([e.targets for e in parts]), games, sum(e.plies for e in parts),
+                      np.concatenate([e.results for e in parts]),
+                      sum(e.cut_off for e in parts))
+
+
 def train(argv: list[str]) -> int:
     """The training run of the command line ``argv``: 0 when done, 130 when stopped (with a checkpoint);
     UsageError for a run that cannot start."""
@@ -132,21 +258,25 @@ def train(argv: list[str]) -> int:
     run_dir = Path(args.run_dir or f"runs/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
     last = run_dir / "last.pt"
 
-    torch.manual_seed(args.seed)
     games_done, train_state, optimizer_state, previous_made_by = 0, None, None, {}
     if args.resume:
         try:
-            net, blob = load_net(last, args.game, device, backend="torch")
+            net, blob = load_net(last, None, device, backend="torch")
         except CheckpointError as e:
             raise UsageError(f"cannot resume: {e}") from None
+        args, settings_line = resume_args(args, argv, blob)
+        torch.manual_seed(args.seed)
         games_done, train_state, optimizer_state = blob["games"], blob["train_state"], blob["optimizer"]
         previous_made_by = blob.get("made_by") or {}
         if "commands" not in previous_made_by and "command" in previous_made_by:
             previous_made_by = {"commands": [previous_made_by["command"]]}
-        print(f"resuming {run_dir} at {games_done} games")
+        print(f"resuming {run_dir} at {games_done} games; {settings_line}", flush=True)
+        if games_done >= args.games:
+            print(f"the run has played its --games {args.games}; give a larger --games to train it further")
     else:
         if last.exists():
             raise UsageError(f"{last} exists; pass --resume to continue it or choose another --run-dir")
+        torch.manual_seed(args.seed)
         hidden = tuple(int(h) for h in args.hidden.split(","))
         net = OutcomeNet(NetConfig(args.game, hidden, feature_version=args.features or None)).to(device)
 
@@ -160,10 +290,12 @@ def train(argv: list[str]) -> int:
     elapsed_before = float(train_state.get("seconds", 0.0)) if train_state else 0.0
 
     writer = SummaryWriter(str(run_dir / "tb"))
-    if not args.resume:
+    if args.resume:
+        writer.add_text("resumed", f"at {games_done} games: {settings_line}", games_done)
+    else:
         writer.add_text("args", json.dumps(dataclasses.asdict(args), indent=1))
     # every invocation that trained this run, oldest first (a resumed run keeps the earlier ones)
-    commands = list(previous_made_by.get("commands", [])) + ["python train.py " + " ".join(argv)]
+    commands = list(previous_made_by.get("commands", [])) + ["python train.py " + shlex.join(argv)]
 
     def checkpoint(path: Path, with_optimizer: bool = True) -> None:
         save(path, learner.net, games=games_done, optimizer=learner.opt if with_optimizer else None,
@@ -181,7 +313,8 @@ def train(argv: list[str]) -> int:
     start = time.time()
     next_ckpt = (games_done // args.checkpoint_every + 1) * args.checkpoint_every
     next_eval = (games_done // args.eval_every + 1) * args.eval_every if args.eval_every else None
-    bar = tqdm(total=args.games, initial=games_done, unit="game", dynamic_ncols=True)
+    bar = tqdm(total=args.games, initial=min(games_done, args.games), unit="game", dynamic_ncols=True,
+               disable=args.no_progress)
     interrupted = False
     try:
         while games_done < args.games:
@@ -191,13 +324,13 @@ def train(argv: list[str]) -> int:
             for group in learner.opt.param_groups:
                 group["lr"] = rate_now
             t0 = time.time()
-            exp = actor.play(args.samples_per_update)
+            exp = collect(actor, args.samples_per_update, args.games - games_done)
             t1 = time.time()
             metrics = learner.update(exp.positions, exp.targets)
             actor.set_weights(learner.weights())
             t2 = time.time()
             games_done += exp.games
-            bar.update(exp.games)
+            bar.update(min(games_done, args.games) - bar.n)  # the bar stops at its total
             rate = exp.games / (t2 - t0)
             bar.set_postfix(games_s=f"{rate:.0f}", loss=f"{metrics['loss']:.4f}")
             writer.add_scalar("losses/td_mse", metrics["loss"], games_done)
@@ -213,6 +346,9 @@ def train(argv: list[str]) -> int:
                 checkpoint(last)
                 checkpoint(run_dir / "snapshots" / f"games_{games_done:09d}.pt", with_optimizer=False)
                 next_ckpt = (games_done // args.checkpoint_every + 1) * args.checkpoint_every
+                if args.no_progress:
+                    print(f"{games_done}/{args.games} games, {rate:.0f} games/s, loss {metrics['loss']:.4f}, "
+                          f"lr {rate_now:g}, {time.time() - start:.0f} s; wrote {last}", flush=True)
             if next_eval is not None and games_done >= next_eval:
                 for name, ppg, half in strength_check(learner.net, args.game, args.eval_games, args.seed):
                     writer.add_scalar(f"eval/ppg_vs_{name}", ppg, games_done)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every strength figure recorded in checkpoints/README.md, measured on the shipped checkpoints.
-# Writes checkpoints/strength/*.json and docs/strength_*.{json,svg}. About 15 minutes on 2 cores.
+# Writes checkpoints/strength/*.json and docs/strength_*.{json,png}. About 15 minutes on 2 cores.
 #   scripts/measure_release.sh [backgammon-run-dir] [nardi-run-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."

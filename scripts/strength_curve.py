@@ -1,10 +1,14 @@
-"""Strength against training time: every snapshot of a run against a baseline, as JSON and an SVG plot.
+"""Strength against training time: every snapshot of a run against a baseline, as JSON and a plot.
 
     python scripts/strength_curve.py runs/bg --opponent pubeval --games 2000 --out docs/strength_backgammon
+    python scripts/strength_curve.py --plot docs/strength_backgammon.json      # draw it again from the JSON
 
-writes docs/strength_backgammon.json and docs/strength_backgammon.svg (points per game with 95%
-intervals against games trained and hours of training). Snapshots are the small files that
-train.py writes under <run>/snapshots/ every --checkpoint-every games.
+The first writes docs/strength_backgammon.json and docs/strength_backgammon.png; the second redraws the
+PNG (or, with --format svg, an SVG) from the JSON alone. Snapshots are the small files that train.py
+writes under <run>/snapshots/ every --checkpoint-every games. The JSON is a list of points
+{"games", "hours", "ppg", "ci95", "opponent", "eval_games", "game"}; the plot (matplotlib:
+pip install -e ".[plots]") shows points per game with 95% intervals against games trained, hours of
+training on the top axis, one line per opponent.
 """
 
 from __future__ import annotations
@@ -16,55 +20,109 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+FORMATS = ("png", "svg")
 
-def svg_plot(points: list[dict], title: str, ylabel: str) -> str:
-    """A small self-contained SVG line chart with error bars: x = games trained, y = ppg."""
-    w, h, left, right, top, bottom = 640, 360, 60, 20, 40, 50
-    xs = [p["games"] for p in points]
-    lo = min(p["ppg"] - p["ci95"] for p in points)
-    hi = max(p["ppg"] + p["ci95"] for p in points)
-    lo, hi = min(lo, 0.0), max(hi, 0.1)
-    xmax = max(xs) or 1
 
-    def sx(x):
-        return left + (w - left - right) * x / xmax
+def need_matplotlib():
+    """matplotlib.pyplot on the file-only backend; ImportError with what to install if it is missing."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise ImportError('plotting needs matplotlib: pip install -e ".[plots]"') from None
+    matplotlib.use("Agg")
+    matplotlib.rcParams["svg.hashsalt"] = "nardibot"  # the same SVG from the same points
+    import matplotlib.pyplot as plt
 
-    def sy(y):
-        return top + (h - top - bottom) * (hi - y) / (hi - lo)
+    return plt
 
-    out = [(f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" '
-            f'font-size="12"><rect width="{w}" height="{h}" fill="white"/>'),
-           f'<text x="{w / 2}" y="20" text-anchor="middle" font-size="14">{title}</text>',
-           f'<line x1="{left}" y1="{sy(0)}" x2="{w - right}" y2="{sy(0)}" stroke="#999" stroke-dasharray="4"/>',
-           f'<line x1="{left}" y1="{top}" x2="{left}" y2="{h - bottom}" stroke="black"/>',
-           f'<line x1="{left}" y1="{h - bottom}" x2="{w - right}" y2="{h - bottom}" stroke="black"/>']
-    for i in range(6):
-        y = lo + (hi - lo) * i / 5
-        out.append(f'<text x="{left - 6}" y="{sy(y) + 4}" text-anchor="end">{y:+.2f}</text>')
-        x = xmax * i / 5
-        out.append(f'<text x="{sx(x)}" y="{h - bottom + 16}" text-anchor="middle">{x / 1000:.0f}k</text>')
-    out.append(f'<text x="{w / 2}" y="{h - 10}" text-anchor="middle">games trained</text>')
-    out.append(f'<text x="14" y="{h / 2}" transform="rotate(-90 14 {h / 2})" text-anchor="middle">{ylabel}</text>')
-    path = " ".join(f"{'M' if i == 0 else 'L'}{sx(p['games']):.1f},{sy(p['ppg']):.1f}" for i, p in enumerate(points))
-    out.append(f'<path d="{path}" fill="none" stroke="#1f77b4" stroke-width="2"/>')
+
+def _interp(x, xp, fp):
+    """np.interp, but carried on past both ends along the first and last segments."""
+    import numpy as np
+
+    x = np.asarray(x, dtype=float)
+    y = np.interp(x, xp, fp)
+    y = np.where(x > xp[-1], fp[-1] + (x - xp[-1]) * (fp[-1] - fp[-2]) / (xp[-1] - xp[-2]), y)
+    return np.where(x < xp[0], fp[0] + (x - xp[0]) * (fp[1] - fp[0]) / (xp[1] - xp[0]), y)
+
+
+def plot(points: list[dict], path: str | Path, game: str = "") -> Path:
+    """Draw the strength curve of ``points`` (see the module's docstring) to ``path``, a .png or .svg
+    file, and return the path. Several opponents give one line each."""
+    plt = need_matplotlib()
+    import numpy as np
+
+    path = Path(path)
+    points = sorted(points, key=lambda p: p["games"])
+    game = game or next((p["game"] for p in points if p.get("game")), "")
+    lines: dict[str, list[dict]] = {}
     for p in points:
-        x = sx(p["games"])
-        out.append(f'<line x1="{x:.1f}" y1="{sy(p["ppg"] - p["ci95"]):.1f}" x2="{x:.1f}" '
-                   f'y2="{sy(p["ppg"] + p["ci95"]):.1f}" stroke="#1f77b4"/>')
-        out.append(f'<circle cx="{x:.1f}" cy="{sy(p["ppg"]):.1f}" r="3" fill="#1f77b4"/>')
-    out.append("</svg>")
-    return "\n".join(out)
+        lines.setdefault(p.get("opponent", "?"), []).append(p)
+    fig, ax = plt.subplots(figsize=(8, 4.5), dpi=100, layout="constrained")
+    try:
+        for opponent, pts in lines.items():
+            ax.errorbar([p["games"] / 1000 for p in pts], [p["ppg"] for p in pts],
+                        yerr=[p["ci95"] for p in pts], marker="o", markersize=4, capsize=3, linewidth=1.5,
+                        label=f"against {opponent}")
+        ax.axhline(0, color="grey", linestyle="--", linewidth=0.8)
+        ax.set_xlim(0, points[-1]["games"] / 1000 * 1.03)
+        ax.set_xlabel("games trained (thousands)")
+        ax.set_ylabel("points per game (95% interval)")
+        ax.grid(alpha=0.3)
+        if len(lines) > 1:
+            ax.legend()
+        games = np.array([0.0] + [p["games"] / 1000 for p in points])
+        hours = np.array([0.0] + [p.get("hours") or 0.0 for p in points])
+        if np.all(np.diff(games) > 0) and np.all(np.diff(hours) > 0):  # one run: hours grow with games
+            top = ax.secondary_xaxis("top", functions=(lambda g: _interp(g, games, hours),
+                                                       lambda h: _interp(h, hours, games)))
+            top.set_xlabel("hours of training")
+        opponents = ", ".join(lines)
+        per_point = {p.get("eval_games") for p in points}
+        title = f"{game + ': ' if game else ''}strength against {opponents} over training"
+        if len(per_point) == 1 and None not in per_point:
+            title += f" ({per_point.pop():,} mirrored games per point)"
+        ax.set_title(title, fontsize=11)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, metadata={"Software": None} if path.suffix == ".png" else {"Date": None})
+    finally:
+        plt.close(fig)
+    return path
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run", help="run folder written by train.py (with snapshots/)")
+    parser.add_argument("run", nargs="?", help="run folder written by train.py (with snapshots/)")
+    parser.add_argument("--plot", metavar="JSON", help="only draw the plot of this JSON file "
+                                                             "(no games played)")
     parser.add_argument("--opponent", default=None, help="baseline name (default: pubeval / heuristic)")
     parser.add_argument("--games", type=int, default=2000, help="mirrored games per snapshot")
     parser.add_argument("--every", type=int, default=1, help="use every k-th snapshot")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", required=True, help="output path without extension (.json and .svg)")
+    parser.add_argument("--out", help="output path without extension (.json and the plot)")
+    parser.add_argument("--format", choices=FORMATS, default="png", help="the plot's file format")
     args = parser.parse_args(argv)
+    if bool(args.run) == bool(args.plot):
+        parser.error("give either a run folder (to measure and plot) or --plot JSON (to plot only)")
+    if args.run and not args.out:
+        parser.error("--out is needed with a run folder")
+    try:
+        need_matplotlib()  # before any game is played
+    except ImportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+    if args.plot:
+        source = Path(args.plot)
+        try:
+            points = json.loads(source.read_text())
+            game = source.stem.removeprefix("strength_") if source.stem.startswith("strength_") else ""
+            out = plot(points, Path(args.out or source.with_suffix("")).with_suffix("." + args.format), game)
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            print(f"error: {source}: cannot plot it ({type(e).__name__}: {e})", file=sys.stderr)
+            return 2
+        print(f"wrote {out}")
+        return 0
 
     from model.arena.cubeless import play_games
     from model.net.checkpoint import CheckpointError, load_net
@@ -87,15 +145,15 @@ def main(argv: list[str]) -> int:
         result = play_games(NetPlayer(net), make_player(opponent, game, seed=args.seed), args.games,
                             seed=args.seed)
         point = {"games": blob["games"], "hours": blob["made_by"].get("seconds", 0) / 3600,
-                 "ppg": result.ppg, "ci95": result.ci95, "opponent": opponent, "eval_games": result.games}
+                 "ppg": result.ppg, "ci95": result.ci95, "opponent": opponent, "eval_games": result.games,
+                 "game": game}
         points.append(point)
         print(f"{snap.name}: {point['ppg']:+.3f} +- {point['ci95']:.3f} vs {opponent}", flush=True)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps(points, indent=1))
-    title = f"{game}: strength against {opponent} ({args.games} mirrored games per point)"
-    out.with_suffix(".svg").write_text(svg_plot(points, title, f"points per game vs {opponent}"))
-    print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.svg')}")
+    picture = plot(points, out.with_suffix("." + args.format))
+    print(f"wrote {out.with_suffix('.json')} and {picture}")
     return 0
 
 

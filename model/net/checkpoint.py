@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -151,10 +152,13 @@ def _read_torch(path: Path, backend: str) -> dict:
     except ImportError:
         raise CheckpointError(f"{path} is a training checkpoint; install the [train] extra (torch) "
                               "to read it") from None
+    if not zipfile.is_zipfile(path):
+        raise CheckpointError(f"{path} is not a readable checkpoint: not a zip archive as torch.save writes "
+                              f"(damaged, cut short, or another kind of file)")
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as e:  # noqa: BLE001 - any unpickling failure means a bad file
-        raise _unreadable(path, e) from None
+        raise CheckpointError(f"{path} is not a readable checkpoint: {_reason(e)}") from None
     if backend == "numpy" and isinstance(blob, dict) and isinstance(blob.get("weights"), dict):
         blob["weights"] = {k: v.numpy() if hasattr(v, "numpy") else v for k, v in blob["weights"].items()}
     return blob
@@ -162,7 +166,7 @@ def _read_torch(path: Path, backend: str) -> dict:
 
 def _unreadable(path: Path, error: Exception) -> CheckpointError:
     """The one-line refusal of a file that cannot be decoded."""
-    return CheckpointError(f"{path} is not a readable checkpoint ({type(error).__name__}: {error})".split("\n")[0])
+    return CheckpointError(f"{path} is not a readable checkpoint: {_reason(error)}")
 
 
 def read(path: str | os.PathLike, backend: str = "torch") -> dict:
@@ -198,6 +202,18 @@ def read(path: str | os.PathLike, backend: str = "torch") -> dict:
                               f"{blob.get('feature_version')}, this code encodes versions "
                               f"{', '.join(map(str, supported))}")
     return blob
+
+
+def _reason(error: Exception) -> str:
+    """Why torch (or the numpy reader) could not load a file, in one line, without torch's advice to load
+    it again with weights_only=False (which would run whatever code a damaged or foreign file holds)."""
+    text = str(error)
+    if "WeightsUnpickler error:" in text:  # torch's advice comes first, the reason after this
+        text = text.split("WeightsUnpickler error:", 1)[1].split("Check the documentation")[0]
+        detail = " ".join(text.split()).split(". ")[0].rstrip(".")
+        return f"it holds more than tensors and plain data ({detail})"
+    first = text.strip().split("\n")[0].split(". ")[0].rstrip(".")
+    return f"{type(error).__name__}: {first}" if first else type(error).__name__
 
 
 def load_net(path: str | os.PathLike, game: str | None = None, device="cpu",
