@@ -95,12 +95,13 @@ def _state_lines(game: str, score, crawford: bool, jacoby, beavers) -> list[str]
         if length:
             lines.append(f"{length}-point match, score {mine}-{theirs}")
         else:
-            lines.append(f"{'money play' if game == 'backgammon' else 'no match length'}, score {mine}-{theirs}")
+            kind = "money play" if game == "backgammon" else "no match length"
+            lines.append(f"{kind}, score {mine}-{theirs}")
     if crawford and length:
         lines.append("Crawford game: no doubling")
     if not length and game == "backgammon" and (jacoby is not None or beavers is not None):
-        rules = [f"{name} {'on' if flag else 'off'}" for name, flag in (("Jacoby", jacoby), ("beavers", beavers))
-                 if flag is not None]
+        rules = [f"{name} {'on' if flag else 'off'}"
+                 for name, flag in (("Jacoby", jacoby), ("beavers", beavers)) if flag is not None]
         if score is None:
             lines.append("money play")
         lines.append(", ".join(rules))
@@ -494,9 +495,10 @@ def _panel(layout: _Layout, pip, pos, names, on_roll, dice, state) -> list[str]:
         for k, (what, text) in enumerate(rows):
             y = top + 18 * k
             if what == "turn" and text:
-                out.append(f'<polygon class="turn" points="{PANEL_X:.1f},{y - 6:.1f} {PANEL_X + 10:.1f},{y:.1f} '
-                           f'{PANEL_X:.1f},{y + 6:.1f}" fill="{COLOURS["arrow"]}"/>')
-                out.append(_text(PANEL_X + 16, y, text, 12, COLOURS["arrow"], anchor="start", cls="turn", bold=True))
+                out.append(f'<polygon class="turn" points="{PANEL_X:.1f},{y - 6:.1f} '
+                           f'{PANEL_X + 10:.1f},{y:.1f} {PANEL_X:.1f},{y + 6:.1f}" fill="{COLOURS["arrow"]}"/>')
+                out.append(_text(PANEL_X + 16, y, text, 12, COLOURS["arrow"], anchor="start", cls="turn",
+                                 bold=True))
             elif what == "name":
                 out.append(f'<circle class="swatch {kind}" cx="{PANEL_X + 7:.1f}" cy="{y:.1f}" r="7" '
                            f'fill="{COLOURS[kind]}" stroke="#000" stroke-width="1"/>')

@@ -171,7 +171,8 @@ def render(answer: dict, top: int, board: bool) -> str:
     if game == "backgammon":
         lines.append(f"Position ID: {answer['position_id']}   Match ID: {_match_id_of(answer)}")
         c = answer["cube"]
-        where = (f"money game, Jacoby {'on' if c['jacoby'] else 'off'}, beavers {'on' if c['beavers'] else 'off'}"
+        on = {True: "on", False: "off"}
+        where = (f"money game, Jacoby {on[c['jacoby']]}, beavers {on[c['beavers']]}"
                  if not c["match_length"] else
                  f"{c['match_length']}-point match, score {c['score'][0]}-{c['score'][1]}"
                  + (" (Crawford)" if c["crawford"] else ""))

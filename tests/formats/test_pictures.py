@@ -236,8 +236,8 @@ def test_svg_says_cube_score_turn_and_names_by_colour():
 
 def test_svg_money_play_says_jacoby_and_beavers():
     """Money play: "money play", the session score, and the Jacoby and beaver settings; no turn for None."""
-    root = _svg(svg_board("backgammon", start_position("backgammon"), score=(2, 0, 0), jacoby=True, beavers=False,
-                          on_roll=None))
+    root = _svg(svg_board("backgammon", start_position("backgammon"), score=(2, 0, 0), jacoby=True,
+                          beavers=False, on_roll=None))
     assert _texts(root, "state") == ["money play, score 2-0", "Jacoby on, beavers off"]
     assert _texts(root, "turn") == [] and _texts(root, "name") == ["Black", "White"]
     bare = _svg(svg_board("backgammon", start_position("backgammon"), jacoby=False))
