@@ -14,8 +14,8 @@ the bottom, as gnubg's ``show board`` does::
 The mover (X) runs from its 24-point (top right) along the top to 13, over to 12 (bottom left) and
 home to its 1..6 (bottom right). In long nardi both sides run that same way round; the mover's head
 (its 24) is the top-right corner and the opponent's head (the mover's 12) the bottom-left corner,
-"heads in their corners"; there is no bar, only the divider. Each side's checkers on the bar are
-drawn in its own half of the bar (the mover's in the lower half). A stack taller than the five
+"heads in their corners"; there is no bar, only the divider (one line on the text board). Each
+side's checkers on the bar are drawn in its own half of the bar (the mover's in the lower half). A stack taller than the five
 places of a point shows its count on the last place.
 
 The pictures say the whole state they are given, all as plain values: ``on_roll`` (whose turn:
@@ -95,8 +95,7 @@ def _state_lines(game: str, score, crawford: bool, jacoby, beavers) -> list[str]
         if length:
             lines.append(f"{length}-point match, score {mine}-{theirs}")
         else:
-            kind = "money play" if game == "backgammon" else "no match length"
-            lines.append(f"{kind}, score {mine}-{theirs}")
+            lines.append(f"{'money play, ' if game == 'backgammon' else ''}score {mine}-{theirs}")
     if crawford and length:
         lines.append("Crawford game: no doubling")
     if not length and game == "backgammon" and (jacoby is not None or beavers is not None):
@@ -176,27 +175,35 @@ def ascii_board(
             0: _cells(int(pos[BAR]), "X", BAR_PLACES) + ["   "] * (PLACES - BAR_PLACES)}
     side = {0: _side_lines("X", mover_name, pip[0], int(pos[OFF]), 0, dice, cube, on_roll),
             1: _side_lines("O", opponent_name, pip[1], int(pos[OPP_OFF]), 1, dice, cube, on_roll)}
-    frame = " +" + "-" * 18 + "+---+" + "-" * 18 + "+"
+    has_bar = game == "backgammon"  # long nardi: one divider down the middle, no bar
+    frame = " +" + "-" * 18 + ("+---+" if has_bar else "+") + "-" * 18 + "+"
+
+    def across(row, cell, middle: str, edge: str = "|") -> str:
+        return _across(row, cell, middle if has_bar else None, edge)
+
     marked = {mark: (lambda p, mark=mark: f" {mark} " if p in highlight else "   ") for mark in "v^"}
-    lines = [_across(TOP_ROW, marked["v"], "   ", " "), _across(TOP_ROW, lambda p: f"{p:^3}", "   ", " "),
+    lines = [across(TOP_ROW, marked["v"], "   ", " "), across(TOP_ROW, lambda p: f"{p:^3}", "   ", " "),
              frame + "   " + side[1][0]]
     for k in range(PLACES):  # the top half, from the frame down
-        lines.append(_across(TOP_ROW, lambda p, k=k: columns[p][k], bars[1][k]) + "   " + side[1][k + 1])
+        lines.append(across(TOP_ROW, lambda p, k=k: columns[p][k], bars[1][k]) + "   " + side[1][k + 1])
     centre = f"cube {cube[0]}, centred" if cube and cube[1] is None else ""
-    lines.append(_across(TOP_ROW, lambda p: "   ", "BAR" if game == "backgammon" else "   ") + "   " + centre)
+    lines.append(across(TOP_ROW, lambda p: "   ", "BAR") + "   " + centre)
     for k in reversed(range(PLACES)):  # the bottom half, down to the frame
-        lines.append(_across(BOTTOM_ROW, lambda p, k=k: columns[p][k], bars[0][k]) + "   " + side[0][k + 1])
-    lines += [frame + "   " + side[0][0], _across(BOTTOM_ROW, lambda p: f"{p:^3}", "   ", " "),
-              _across(BOTTOM_ROW, marked["^"], " ^ " if BAR_POINT in highlight else "   ", " ")]
+        lines.append(across(BOTTOM_ROW, lambda p, k=k: columns[p][k], bars[0][k]) + "   " + side[0][k + 1])
+    lines += [frame + "   " + side[0][0], across(BOTTOM_ROW, lambda p: f"{p:^3}", "   ", " "),
+              across(BOTTOM_ROW, marked["^"], " ^ " if BAR_POINT in highlight else "   ", " ")]
     lines += [" " + text for text in (["; ".join(state)] if state else []) + list(info)]
     return "\n".join(line.rstrip() for line in lines if line.strip()) + "\n"
 
 
-def _across(row, cell, middle: str, edge: str = "|") -> str:
+def _across(row, cell, middle: str | None, edge: str = "|") -> str:
     """One line across the board: the six left points of ``row``, the middle (bar) cell, the six
-    right points, each point's 3-character cell given by ``cell(point)``."""
+    right points, each point's 3-character cell given by ``cell(point)``; without a middle (long
+    nardi) the halves meet at one divider."""
     left = "".join(cell(p) for p in row[:6])
     right = "".join(cell(p) for p in row[6:])
+    if middle is None:
+        return f" {edge}{left}{edge}{right}{edge}"
     return f" {edge}{left}{edge}{middle}{edge}{right}{edge}"
 
 
