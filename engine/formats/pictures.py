@@ -15,8 +15,8 @@ The mover (X) runs from its 24-point (top right) along the top to 13, over to 12
 home to its 1..6 (bottom right). In long nardi both sides run that same way round; the mover's head
 (its 24) is the top-right corner and the opponent's head (the mover's 12) the bottom-left corner,
 "heads in their corners"; there is no bar, only the divider (one line on the text board). Each
-side's checkers on the bar are drawn in its own half of the bar (the mover's in the lower half). A stack taller than the five
-places of a point shows its count on the last place.
+side's checkers on the bar are drawn in its own half of the bar (the mover's in the lower half). A
+stack taller than the five places of a point shows its count on the last place.
 
 The pictures say the whole state they are given, all as plain values: ``on_roll`` (whose turn:
 0 the mover, 1 the opponent, None nobody) with the ``dice`` (a, b) it rolled, ``cube`` (value,
