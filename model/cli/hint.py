@@ -358,7 +358,9 @@ def _draw(answer: dict, path: str) -> str | None:
 
 def _run_jsonl(bot, args) -> int:
     try:
-        stream = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")  # noqa: SIM115
+        if args.jsonl == "-" and hasattr(sys.stdin, "reconfigure"):
+            sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8: that line is "not JSON"
+        stream = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8", errors="replace")  # noqa: SIM115
     except OSError as e:
         print(f"error: cannot read {args.jsonl}: {e.strerror}", file=sys.stderr)
         return 2
