@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from model.cli.common import UsageError, dataclass_parser, option, run_main
+from model.net.features import check_version
 
 
 @dataclass
@@ -39,6 +40,8 @@ class Args:
     resume: bool = option(False, help="continue the run in --run-dir from its last.pt")
     hidden: str = option("128", help="hidden layer widths, comma separated (e.g. 128 or 256,128); "
                                      "a resumed run keeps its own")
+    features: int = option(0, help="input encoding of a new network: 0 = the game's default; backgammon 2 "
+                                   "(TD-Gammon units and summaries) or 3 (gnubg's inputs); a resumed run keeps its own")
     lam: float = option(0.7, help="TD lambda")
     lr: float = option(1e-3, help="Adam learning rate")
     lr_schedule: str = option("", help="piecewise-constant learning rate by games played, "
@@ -74,6 +77,11 @@ def parse_args(argv: list[str]) -> Args:
             parser.error(f"--{name.replace('_', '-')} must be positive")
     if not 0 <= args.lam <= 1:
         parser.error("--lam must be within 0..1")
+    if args.features:
+        try:
+            check_version(args.game, args.features)
+        except ValueError as e:
+            parser.error(f"--features: {e}")
     try:
         lr_schedule(args)
     except ValueError as e:
@@ -139,7 +147,8 @@ def train(argv: list[str]) -> int:
     else:
         if last.exists():
             raise UsageError(f"{last} exists; pass --resume to continue it or choose another --run-dir")
-        net = OutcomeNet(NetConfig(args.game, tuple(int(h) for h in args.hidden.split(",")))).to(device)
+        hidden = tuple(int(h) for h in args.hidden.split(","))
+        net = OutcomeNet(NetConfig(args.game, hidden, feature_version=args.features or None)).to(device)
 
     learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, device=device, seed=args.seed)
     if optimizer_state:

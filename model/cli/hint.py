@@ -157,17 +157,14 @@ def render(answer: dict, top: int, board: bool) -> str:
     pos = np.array(answer["position"]["board"] + answer["position"]["bar"] + answer["position"]["off"],
                    dtype=np.int8)
     if board:
-        try:
-            from engine.formats.pictures import ascii_board
+        from engine.formats.pictures import ascii_board
 
-            cube = None
-            if game == "backgammon":
-                owner = {"centred": None, "me": 0, "opponent": 1}[answer["cube"]["owner"]]
-                cube = (answer["cube"]["value"], owner)
-            lines.append(ascii_board(game, pos, dice=answer["dice"], mover_name="to play",
-                                     opponent_name="opponent", cube=cube))
-        except ImportError:
-            pass
+        cube = None
+        if game == "backgammon":
+            owner = {"centred": None, "me": 0, "opponent": 1}[answer["cube"]["owner"]]
+            cube = (answer["cube"]["value"], owner)
+        lines.append(ascii_board(game, pos, dice=answer["dice"], mover_name="to play", opponent_name="opponent",
+                                 cube=cube))
     if game == "backgammon":
         lines.append(f"Position ID: {answer['position_id']}   Match ID: {_match_id_of(answer)}")
         c = answer["cube"]
@@ -332,10 +329,8 @@ def _emit(text: str) -> int:
 
 def _draw(answer: dict, path: str) -> str | None:
     """Write the picture of the position (with the best play marked); an error text or None."""
-    try:
-        from engine.formats.pictures import svg_board, write_image
-    except ImportError:
-        return "drawing is not available in this version"
+    from engine.formats.pictures import svg_board, write_image
+
     p = answer["position"]
     pos = np.array(p["board"] + p["bar"] + p["off"], dtype=np.int8)
     play = None

@@ -276,15 +276,20 @@ def _check_one_sided(a: dict) -> None:
             raise ValueError(f"{name}: not probability distributions")
 
 
-_LOADED: dict[str, dict] = {}
+_LOADED: dict[tuple[str, str], dict] = {}
+
+
+def loaded(file_name: str, build, check, directory=None) -> dict[str, np.ndarray]:
+    """A database file's arrays, loaded (or built, ``load_or_build``) once per cache folder and process."""
+    key = (str(cache_dir(directory).resolve()), file_name)
+    if key not in _LOADED:
+        _LOADED[key] = load_or_build(file_name, build, check, directory)
+    return _LOADED[key]
 
 
 def one_sided(directory=None) -> dict[str, np.ndarray]:
     """The one-sided database {"off", "first"}, loaded (or built) once per cache folder."""
-    where = str(cache_dir(directory).resolve())
-    if where not in _LOADED:
-        _LOADED[where] = load_or_build(ONE_SIDED_FILE, build_one_sided, _check_one_sided, directory)
-    return _LOADED[where]
+    return loaded(ONE_SIDED_FILE, build_one_sided, _check_one_sided, directory)
 
 
 # ---------------------------------------------------------------- positions and probabilities

@@ -46,11 +46,10 @@ from model.net.bearoff import (
     board_pips,
     home_boards,
     home_counts,
-    load_or_build,
+    loaded,
     one_sided_plays,
     rank,
 )
-from model.net.bearoff import cache_dir as _cache_dir
 
 TWO_SIDED_CHECKERS = 6
 N_TWO_SIDED = comb(TWO_SIDED_CHECKERS + 6, 6)  # 924 boards of 0..6 checkers
@@ -131,15 +130,9 @@ def _check_two_sided(a: dict) -> None:
             raise ValueError(f"{name}: values outside [{low}, 1]")
 
 
-_LOADED: dict[str, dict] = {}
-
-
 def two_sided(directory=None) -> dict[str, np.ndarray]:
     """The two-sided database (``build_two_sided``), loaded or built once per cache folder."""
-    where = str(_cache_dir(directory).resolve())
-    if where not in _LOADED:
-        _LOADED[where] = load_or_build(TWO_SIDED_FILE, build_two_sided, _check_two_sided, directory)
-    return _LOADED[where]
+    return loaded(TWO_SIDED_FILE, build_two_sided, _check_two_sided, directory)
 
 
 def _with_access(nd_own: np.ndarray, nd_opponent: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 
 from model.net.config import NetConfig
-from model.net.features import FEATURE_VERSION
+from model.net.features import SUPPORTED
 
 FORMAT = "nardibot-checkpoint"
 FORMAT_VERSION = 1
@@ -92,12 +92,13 @@ def read(path: str | os.PathLike, backend: str = "torch") -> dict:
     if blob.get("format_version") != FORMAT_VERSION:
         raise CheckpointError(f"{path} has checkpoint format {blob.get('format_version')}, "
                               f"this code reads {FORMAT_VERSION}")
-    current = FEATURE_VERSION.get(blob.get("game"))
-    if current is None:
+    supported = SUPPORTED.get(blob.get("game"))
+    if supported is None:
         raise CheckpointError(f"{path} is for an unknown game {blob.get('game')!r}")
-    if blob.get("feature_version") != current:
+    if blob.get("feature_version") not in supported:
         raise CheckpointError(f"{path} was made with {blob['game']} feature version "
-                              f"{blob.get('feature_version')}, this code encodes version {current}")
+                              f"{blob.get('feature_version')}, this code encodes versions "
+                              f"{', '.join(map(str, supported))}")
     return blob
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from model.net.equity import OUTPUTS
-from model.net.features import FEATURE_VERSION, num_features
+from model.net.features import check_version, num_features
 
 
 @dataclass(frozen=True)
@@ -17,12 +17,11 @@ class NetConfig:
     feature_version: int | None = None  # None: the current version of the game's encoding
 
     def __post_init__(self):
-        if self.feature_version is None:
-            object.__setattr__(self, "feature_version", FEATURE_VERSION[self.game])
+        object.__setattr__(self, "feature_version", check_version(self.game, self.feature_version))
 
     @property
     def inputs(self) -> int:
-        return num_features(self.game)
+        return num_features(self.game, self.feature_version)
 
     @property
     def outputs(self) -> int:

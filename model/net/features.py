@@ -10,20 +10,27 @@ Backgammon also gets, for each side, the chance that the side can hit at least o
 its next roll (direct and indirect shots, the way over open points only), which a net otherwise
 learns slowly: "blots by the chance of being hit" is what decides most contact plays.
 
-FEATURE_VERSION (per game) changes whenever that game's encoding changes, so a checkpoint made with
-another encoding is refused instead of silently misread.
+Backgammon version 3 is gnubg's inputs instead (model/net/contact_inputs.py: per side, the four
+units of every point and the bar and 25 features: escapes, containment, hitting chances, pips lost to
+hits, timing, anchors, back game...), then both sides' pip counts / 100 and whether contact remains.
+
+Every checkpoint records its game's ``feature_version``; ``SUPPORTED`` lists the encodings this code
+can compute, so a checkpoint made with another encoding is refused instead of silently misread.
+``FEATURE_VERSION`` is the encoding a new network gets by default.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
+from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact, pips
 from engine.movegen import ROLL_WEIGHTS
 
+from model.net.contact_inputs import contact_inputs, num_contact_inputs
 from model.net.shots import hits_by_roll
 
 FEATURE_VERSION = {"backgammon": 2, "nardi": 1}
+SUPPORTED = {"backgammon": (2, 3), "nardi": (1,)}
 
 
 def _unit_table() -> np.ndarray:
@@ -74,14 +81,28 @@ def hit_chance(positions: np.ndarray) -> np.ndarray:
     return ROLL_WEIGHTS @ (hits_by_roll(positions) != 0)
 
 
-def num_features(game: str) -> int:
-    """Length F of the feature vector for ``game``."""
+def check_version(game: str, version: int | None) -> int:
+    """The encoding ``version`` of ``game`` (None: the default), ValueError if this code cannot compute it."""
+    version = FEATURE_VERSION[game] if version is None else version
+    if version not in SUPPORTED[game]:
+        raise ValueError(f"{game} feature version {version} is not one this code computes "
+                         f"({', '.join(map(str, SUPPORTED[game]))})")
+    return version
+
+
+def num_features(game: str, version: int | None = None) -> int:
+    """Length F of the feature vector for ``game`` in encoding ``version`` (None: the default)."""
+    if check_version(game, version) == 3:
+        return num_contact_inputs() + 3
     return 24 * 8 + 4 + 2 * 6 + 1 + (2 if game == "backgammon" else 0)
 
 
-def encode(game: str, positions: np.ndarray) -> np.ndarray:
-    """Features (B, F) float32 of positions (B, 28) seen by the side on roll."""
+def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.ndarray:
+    """Features (B, F) float32 of positions (B, 28) seen by the side on roll, in encoding ``version``."""
     pos = np.asarray(positions, dtype=np.int8)
+    if check_version(game, version) == 3:
+        return np.concatenate([contact_inputs(pos), pips(game, pos).astype(np.float32) / 100.0,
+                               has_contact(game, pos)[:, None].astype(np.float32)], axis=1)
     b = len(pos)
     out = np.empty((b, num_features(game)), dtype=np.float32)
     out[:, :192] = _UNITS[pos[:, :24].astype(np.int64) + 15].reshape(b, 192)

@@ -105,7 +105,7 @@ class NumpyNet:
         """Outcome probabilities (B, K) float64 of positions (B, 28) seen by the side on roll."""
         if len(positions) == 0:
             return np.zeros((0, self.config.outputs))
-        x = encode(self.config.game, positions)
+        x = encode(self.config.game, positions, self.config.feature_version)
         for w, b in self.layers:
             x = np.maximum(x @ w + b, 0.0)
         s = _sigmoid((x @ self.head[0] + self.head[1]).astype(np.float64))

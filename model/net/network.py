@@ -46,5 +46,5 @@ class OutcomeNet(nn.Module):
         """Outcome probabilities (B, K) float64 of positions (B, 28) seen by the side on roll."""
         if len(positions) == 0:
             return np.zeros((0, self.config.outputs))
-        x = torch.from_numpy(encode(self.config.game, positions)).to(device)
+        x = torch.from_numpy(encode(self.config.game, positions, self.config.feature_version)).to(device)
         return self(x).double().cpu().numpy()

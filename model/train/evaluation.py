@@ -7,12 +7,9 @@ BASELINES = {"backgammon": ("pubeval", "random"), "nardi": ("heuristic", "random
 
 def strength_check(net, game: str, games: int, seed: int):
     """[(opponent, points per game, 95% half-width)] for the net against each baseline of ``game``."""
-    try:
-        from model.arena.cubeless import play_games  # written alongside evaluate.py
-        from model.players.registry import make_player
-    except ImportError:
-        return []
+    from model.arena.cubeless import play_games
     from model.players.net_player import NetPlayer
+    from model.players.registry import make_player
 
     me = NetPlayer(net, name="training")
     out = []

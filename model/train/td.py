@@ -178,7 +178,7 @@ class TDLearner:
     def update(self, positions: np.ndarray, targets: np.ndarray) -> dict:
         """One pass over the samples in random minibatches; returns mean loss."""
         self.net.train()
-        x = torch.from_numpy(encode(self.net.config.game, positions)).to(self.device)
+        x = torch.from_numpy(encode(self.net.config.game, positions, self.net.config.feature_version)).to(self.device)
         y = torch.from_numpy(targets).to(self.device)
         order = torch.randperm(len(x), generator=self.gen).to(self.device)
         total, batches = 0.0, 0

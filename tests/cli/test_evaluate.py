@@ -81,7 +81,7 @@ def test_a_corrupt_checkpoint_is_refused(tmp_path):
 
 def test_a_checkpoint_plays_and_a_wrong_game_is_refused(tmp_path):
     """A saved (untrained) nardi net plays through its path; asked to play backgammon it is refused."""
-    checkpoint = pytest.importorskip("model.net.checkpoint")
+    from model.net import checkpoint
     from model.net.network import NetConfig, OutcomeNet
 
     path = tmp_path / "nardi_net.pt"

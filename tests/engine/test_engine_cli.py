@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -148,9 +147,6 @@ def test_show_decodes_ids_and_refuses_nonsense():
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "14 characters" in bad.stderr
 
 
-@pytest.mark.skipif(
-    importlib.util.find_spec("engine.tools.bench") is None, reason="engine.tools.bench is not written yet"
-)
 def test_bench_is_handed_its_arguments():
     """`bench --help` reaches engine.tools.bench's own parser and exits 0."""
     done = run_engine("bench", "--help")
