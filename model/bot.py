@@ -48,15 +48,13 @@ def read_position(game: str, position) -> np.ndarray:
 def read_dice(dice) -> np.ndarray:
     """Two dice 1..6 as an array (2,); FormatError otherwise. Accepts [3, 1], (3, 1), "31", "3-1"."""
     if isinstance(dice, str):
-        digits = [c for c in dice if c.isdigit()]
-        dice = [int(c) for c in digits]
+        dice = [int(c) for c in dice if c in "0123456789"]  # not str.isdigit: '²' is a digit to it
     values = list(np.asarray(dice, dtype=object).reshape(-1)) if not np.isscalar(dice) else [dice]
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
         raise FormatError(f"dice must be two whole numbers 1..6, got {dice!r}")
-    arr = np.array(values, dtype=np.int64)
-    if arr.shape != (2,) or arr.min() < 1 or arr.max() > 6:
+    if len(values) != 2 or not all(1 <= v <= 6 for v in values):  # before int64: 10**20 is no die either
         raise FormatError(f"dice must be two numbers 1..6, got {dice!r}")
-    return arr
+    return np.array(values, dtype=np.int64)
 
 
 class Bot:

@@ -97,6 +97,9 @@ def _player1_frame(slots: list[int], off1: int, off0: int) -> np.ndarray:
     Player 1's point p is slot p; player 0's checkers there are negative, which is exactly our
     "opponent negative" convention; the bars are slot 25 (player 1) and slot 0 (player 0).
     """
+    too_many = next((k for k, v in enumerate(slots) if abs(v) > CHECKERS), None)
+    if too_many is not None:
+        raise FormatError(f"FIBS board: slot {too_many} holds {slots[too_many]} checkers; a side has {CHECKERS}")
     if slots[25] < 0 or slots[0] > 0:
         raise FormatError(
             f"FIBS board: player 1's bar (slot 25) holds checkers >= 0 and player 0's (slot 0) <= 0, "

@@ -14,13 +14,19 @@ the bottom, as gnubg's ``show board`` does::
 The mover (X) runs from its 24-point (top right) along the top to 13, over to 12 (bottom left) and
 home to its 1..6 (bottom right). In long nardi both sides run that same way round; the mover's head
 (its 24) is the top-right corner and the opponent's head (the mover's 12) the bottom-left corner,
-"heads in their corners"; there is no bar, only the divider. Each side's checkers on the bar are
-drawn in its own half of the bar (the mover's in the lower half). A stack taller than the five
-places of a point shows its count on the last place.
+"heads in their corners"; there is no bar, only the divider (one line on the text board). Each
+side's checkers on the bar are drawn in its own half of the bar (the mover's in the lower half). A
+stack taller than the five places of a point shows its count on the last place.
 
-Optional pieces, the same in both pictures: ``dice`` (a, b) of the side on roll, ``cube`` (value,
+The pictures say the whole state they are given, all as plain values: ``on_roll`` (whose turn:
+0 the mover, 1 the opponent, None nobody) with the ``dice`` (a, b) it rolled, ``cube`` (value,
 owner) with owner None (centred), 0 (the mover, at the bottom) or 1 (the opponent), ``score``
-(mover's points, opponent's points[, match length]). ``write_image`` saves an SVG as .svg, or as
+(mover's points, opponent's points[, match length]; length 0 or none is money play), ``crawford``
+(this is the Crawford game), and in money play ``jacoby`` and ``beavers`` (True/False; None leaves
+them unsaid). The sides are named by their checkers: X and O on the text board, White (the mover)
+and Black in the drawing, each followed by its ``mover_name`` / ``opponent_name`` when given. Long
+nardi has no cube, so no Jacoby or beavers either: asking for them there is refused (ValueError).
+``write_image`` saves an SVG as .svg, or as
 .png when a converter is at hand (the ``cairosvg`` package, ``rsvg-convert`` or ImageMagick's
 ``convert``/``magick``); without one it says to use .svg. PNG output is optional by design: the
 project depends on no image library.
@@ -60,26 +66,50 @@ def _checked(game: str, position) -> np.ndarray:
     return pos
 
 
-def _owner(cube) -> tuple[int, int | None] | None:
+def _owner(game: str, cube) -> tuple[int, int | None] | None:
     """(value, owner) with owner None (centred), 0 (mover) or 1 (opponent); names are accepted too."""
     if cube is None:
         return None
+    if game != "backgammon":
+        raise ValueError("long nardi has no doubling cube: draw it without one")
     value, owner = cube
     names = {None: None, "centred": None, "centered": None, 0: 0, "mover": 0, 1: 1, "opponent": 1}
     if owner not in names:
         raise ValueError(f"the cube's owner is None (centred), 0 (mover) or 1 (opponent), got {owner!r}")
-    return int(value), names[owner]
+    value = int(value)
+    if value < 1 or value & (value - 1):
+        raise ValueError(f"the cube's value is a power of two, got {value}")
+    return value, names[owner]
 
 
-def _score_text(score) -> str | None:
-    """'score 2-4, 7-point match' (mover first), 'score 2-4' in money play, or None."""
-    if score is None:
-        return None
-    mine, theirs, *length = score
-    text = f"score {mine}-{theirs}"
-    if length and length[0]:
-        text += f", {length[0]}-point match"
-    return text
+def _state_lines(game: str, score, crawford: bool, jacoby, beavers) -> list[str]:
+    """The match or money state in words, mover's points first: ['5-point match, score 2-4',
+    'Crawford game'] or ['money play, score 2-4', 'Jacoby on, beavers off']; [] when nothing is given."""
+    if game != "backgammon" and (jacoby is not None or beavers is not None):
+        raise ValueError("long nardi has no doubling cube, so no Jacoby rule or beavers")
+    lines = []
+    length = 0
+    if score is not None:
+        mine, theirs, *rest = score
+        length = int(rest[0]) if rest and rest[0] else 0
+        if length:
+            lines.append(f"{length}-point match, score {mine}-{theirs}")
+        else:
+            lines.append(f"{'money play, ' if game == 'backgammon' else ''}score {mine}-{theirs}")
+    if crawford and length:
+        lines.append("Crawford game: no doubling")
+    if not length and game == "backgammon" and (jacoby is not None or beavers is not None):
+        rules = [f"{name} {'on' if flag else 'off'}"
+                 for name, flag in (("Jacoby", jacoby), ("beavers", beavers)) if flag is not None]
+        if score is None:
+            lines.append("money play")
+        lines.append(", ".join(rules))
+    return lines
+
+
+def _side_name(label: str, name: str | None) -> str:
+    """'X: you', or 'X' alone when the side has no name."""
+    return f"{label}: {name}" if name else label
 
 
 def _cube_face(value: int, owner: int | None) -> str:
@@ -116,52 +146,64 @@ def ascii_board(
     game: str,
     position,
     *,
-    mover_name: str = "X",
-    opponent_name: str = "O",
+    mover_name: str | None = None,
+    opponent_name: str | None = None,
     dice=None,
     cube=None,
     score=None,
     highlight=None,
     on_roll: int | None = 0,
     info=(),
+    crawford: bool = False,
+    jacoby: bool | None = None,
+    beavers: bool | None = None,
 ) -> str:
     """A text board of ``position`` (28,), its mover at the bottom (see the module docstring).
 
     ``on_roll`` says whose turn it is: 0 the mover (bottom), 1 the opponent (top), None nobody; the
     dice are shown by that side. ``highlight`` marks points (1..24 in the mover's numbers, 25 its bar)
-    with ^ and v next to their numbers. ``info`` lines are printed under the board.
+    with ^ and v next to their numbers. The match or money state (``score``, ``crawford``,
+    ``jacoby``, ``beavers``) and the ``info`` lines are printed under the board.
     """
     pos = _checked(game, position)
     highlight = {int(p) for p in highlight or ()}
-    cube = _owner(cube)
+    cube = _owner(game, cube)
+    state = _state_lines(game, score, crawford, jacoby, beavers)
     pip = pips(game, pos)
     columns = {p: _point_cells(pos, p) for p in range(1, 25)}
     bars = {1: _cells(int(pos[OPP_BAR]), "O", BAR_PLACES) + ["   "] * (PLACES - BAR_PLACES),
             0: _cells(int(pos[BAR]), "X", BAR_PLACES) + ["   "] * (PLACES - BAR_PLACES)}
     side = {0: _side_lines("X", mover_name, pip[0], int(pos[OFF]), 0, dice, cube, on_roll),
             1: _side_lines("O", opponent_name, pip[1], int(pos[OPP_OFF]), 1, dice, cube, on_roll)}
-    frame = " +" + "-" * 18 + "+---+" + "-" * 18 + "+"
+    has_bar = game == "backgammon"  # long nardi: one divider down the middle, no bar
+    frame = " +" + "-" * 18 + ("+---+" if has_bar else "+") + "-" * 18 + "+"
+
+    def across(row, cell, middle: str, edge: str = "|") -> str:
+        return _across(row, cell, middle if has_bar else None, edge)
+
     marked = {mark: (lambda p, mark=mark: f" {mark} " if p in highlight else "   ") for mark in "v^"}
-    lines = [_across(TOP_ROW, marked["v"], "   ", " "), _across(TOP_ROW, lambda p: f"{p:^3}", "   ", " "),
+    lines = [across(TOP_ROW, marked["v"], "   ", " "), across(TOP_ROW, lambda p: f"{p:^3}", "   ", " "),
              frame + "   " + side[1][0]]
     for k in range(PLACES):  # the top half, from the frame down
-        lines.append(_across(TOP_ROW, lambda p, k=k: columns[p][k], bars[1][k]) + "   " + side[1][k + 1])
+        lines.append(across(TOP_ROW, lambda p, k=k: columns[p][k], bars[1][k]) + "   " + side[1][k + 1])
     centre = f"cube {cube[0]}, centred" if cube and cube[1] is None else ""
-    lines.append(_across(TOP_ROW, lambda p: "   ", "BAR" if game == "backgammon" else "   ") + "   " + centre)
+    lines.append(across(TOP_ROW, lambda p: "   ", "BAR") + "   " + centre)
     for k in reversed(range(PLACES)):  # the bottom half, down to the frame
-        lines.append(_across(BOTTOM_ROW, lambda p, k=k: columns[p][k], bars[0][k]) + "   " + side[0][k + 1])
-    lines += [frame + "   " + side[0][0], _across(BOTTOM_ROW, lambda p: f"{p:^3}", "   ", " "),
-              _across(BOTTOM_ROW, marked["^"], " ^ " if BAR_POINT in highlight else "   ", " ")]
-    score_text = _score_text(score)
-    lines += [" " + text for text in ([score_text] if score_text else []) + list(info)]
+        lines.append(across(BOTTOM_ROW, lambda p, k=k: columns[p][k], bars[0][k]) + "   " + side[0][k + 1])
+    lines += [frame + "   " + side[0][0], across(BOTTOM_ROW, lambda p: f"{p:^3}", "   ", " "),
+              across(BOTTOM_ROW, marked["^"], " ^ " if BAR_POINT in highlight else "   ", " ")]
+    lines += [" " + text for text in (["; ".join(state)] if state else []) + list(info)]
     return "\n".join(line.rstrip() for line in lines if line.strip()) + "\n"
 
 
-def _across(row, cell, middle: str, edge: str = "|") -> str:
+def _across(row, cell, middle: str | None, edge: str = "|") -> str:
     """One line across the board: the six left points of ``row``, the middle (bar) cell, the six
-    right points, each point's 3-character cell given by ``cell(point)``."""
+    right points, each point's 3-character cell given by ``cell(point)``; without a middle (long
+    nardi) the halves meet at one divider."""
     left = "".join(cell(p) for p in row[:6])
     right = "".join(cell(p) for p in row[6:])
+    if middle is None:
+        return f" {edge}{left}{edge}{right}{edge}"
     return f" {edge}{left}{edge}{middle}{edge}{right}{edge}"
 
 
@@ -169,7 +211,7 @@ def _side_lines(symbol, name, pip_count, off, side, dice, cube, on_roll) -> list
     """Six lines of text beside one side's half: name, pips and borne off, cube, turn and dice.
 
     Line 0 goes by the frame, lines 1..5 by the rows from the frame inwards (the turn by the middle)."""
-    lines = [f"{symbol}: {name}", f"pips {pip_count}", f"borne off {off}", "", "", ""]
+    lines = [_side_name(symbol, name), f"pips {pip_count}", f"borne off {off}", "", "", ""]
     if cube and cube[1] == side:
         lines[3] = f"owns the cube at {cube[0]}"
     if on_roll == side:
@@ -192,8 +234,9 @@ BAR_W = 40
 TRAY_X = BOARD_X + 2 * FRAME + 12 * POINT_W + BAR_W + 10  # borne-off trays, right of the board
 TRAY_W = 44
 PANEL_X = TRAY_X + TRAY_W + 14  # names, pips, score
-WIDTH = PANEL_X + 150
+WIDTH = PANEL_X + 190
 LABEL_H = 20
+SIDE_COLOURS = {0: "White", 1: "Black"}  # the drawing's names of the mover and the opponent
 
 COLOURS = {
     "board": "#2e6b3f", "frame": "#5a3a1c", "light": "#e8d4a8", "dark": "#a0522d", "bar": "#5a3a1c",
@@ -296,26 +339,31 @@ def _points(layout: _Layout, highlight: set[int]) -> list[str]:
     return out
 
 
-def _die(x, y, value: int, size=30) -> list[str]:
-    """A die face with its pips."""
+def _die(x, y, value: int, side: int | None = None, size=30) -> list[str]:
+    """A die face with its pips, in the colours of the side that rolled it (white without one)."""
     spots = {1: [(1, 1)], 2: [(0, 0), (2, 2)], 3: [(0, 0), (1, 1), (2, 2)],
              4: [(0, 0), (0, 2), (2, 0), (2, 2)],
              5: [(0, 0), (0, 2), (1, 1), (2, 0), (2, 2)], 6: [(0, 0), (0, 1), (0, 2), (2, 0), (2, 1), (2, 2)]}
+    face, spot = (COLOURS["opponent"], COLOURS["opponent_text"]) if side == 1 else (COLOURS["die"], "#000")
     out = [(f'<rect class="die" x="{x:.1f}" y="{y:.1f}" width="{size}" height="{size}" rx="5" '
-           f'fill="{COLOURS["die"]}" stroke="#000"/>')]
+           f'fill="{face}" stroke="#000"/>')]
     for col, row in spots[int(value)]:
         cx, cy = x + size * (0.22 + 0.28 * col), y + size * (0.22 + 0.28 * row)
-        out.append(f'<circle class="pip" cx="{cx:.1f}" cy="{cy:.1f}" r="2.8" fill="#000"/>')
+        out.append(f'<circle class="pip" cx="{cx:.1f}" cy="{cy:.1f}" r="2.8" fill="{spot}"/>')
     return out
 
 
 def _cube(layout: _Layout, value: int, owner: int | None) -> list[str]:
-    """The cube left of the board: in the middle when centred, else by its owner's side."""
+    """The cube left of the board: in the middle when centred, else by its owner's side, with its
+    owner's colour (or "centred") written on the board's side of it."""
     size = 36
     y = {None: layout.mid - size / 2, 0: layout.inner_bottom - size, 1: layout.inner_top}[owner]
+    caption_y = y + size + 9 if owner != 0 else y - 9
     return [(f'<rect class="cube" x="{CUBE_X}" y="{y:.1f}" width="{size}" height="{size}" rx="4" '
             f'fill="{COLOURS["cube"]}" stroke="#000" stroke-width="1.5"/>'),
-            _text(CUBE_X + size / 2, y + size / 2, _cube_face(value, owner), 15, bold=True)]
+            _text(CUBE_X + size / 2, y + size / 2, _cube_face(value, owner), 15, cls="cube-value", bold=True),
+            _text(CUBE_X + size / 2, caption_y, "centred" if owner is None else SIDE_COLOURS[owner], 10,
+                  cls="cube-owner")]
 
 
 def _play_steps(game: str, pos: np.ndarray, play, dice) -> list[tuple[int, int]]:
@@ -369,15 +417,22 @@ def _arrows(layout: _Layout, pos: np.ndarray, steps) -> list[str]:
 
 
 def svg_board(game: str, position, *, dice=None, cube=None, score=None, play=None, title=None,
-              mover_name: str = "X", opponent_name: str = "O") -> str:
+              mover_name: str | None = None, opponent_name: str | None = None, on_roll: int | None = 0,
+              crawford: bool = False, jacoby: bool | None = None, beavers: bool | None = None) -> str:
     """A self-contained SVG drawing of ``position`` (28,), its mover at the bottom: the 24 points,
     checkers (circles with class "checker mover" / "checker opponent"; a stack taller than five shows
-    its count), the bar, borne-off trays (one bar of class "off" per checker), the cube, pip counts,
-    the dice and the chosen ``play`` marked: arrows from source to destination and the points
+    its count), the bar, borne-off trays (one bar of class "off" per checker), the cube (class
+    "cube", by its owner's side), and right of the board each side named by its colour (White: the
+    mover, Black) with its pips, borne-off count and, for the side ``on_roll``, the turn (class
+    "turn"); the match or money state (class "state") between them. The dice take the colour of
+    the side on roll. The chosen ``play`` is marked: arrows from source to destination and the points
     outlined. ``play`` is move text or the position after it (both with ``dice``), a (before, after)
     pair, or a list of single steps (source 25..1, destination 24..0) in the mover's numbers."""
     pos = _checked(game, position)
-    cube = _owner(cube)
+    cube = _owner(game, cube)
+    state = _state_lines(game, score, crawford, jacoby, beavers)
+    if on_roll not in (0, 1, None):
+        raise ValueError(f"on_roll is 0 (the mover), 1 (the opponent) or None, got {on_roll!r}")
     steps = _play_steps(game, pos, play, dice)
     layout = _Layout(title is not None)
     pip = pips(game, pos)
@@ -410,8 +465,8 @@ def svg_board(game: str, position, *, dice=None, cube=None, score=None, play=Non
         out += _cube(layout, *cube)
     if dice is not None:
         x = BOARD_X + FRAME + 6 * POINT_W + BAR_W + 3 * POINT_W - 35
-        out += _die(x, layout.mid - 15, dice[0]) + _die(x + 40, layout.mid - 15, dice[1])
-    out += _panel(layout, pip, pos, mover_name, opponent_name, score)
+        out += _die(x, layout.mid - 15, dice[0], on_roll) + _die(x + 40, layout.mid - 15, dice[1], on_roll)
+    out += _panel(layout, pip, pos, (mover_name, opponent_name), on_roll, dice, state)
     out += _arrows(layout, pos, steps)
     out.append("</svg>")
     return "\n".join(out) + "\n"
@@ -432,19 +487,34 @@ def _trays(layout: _Layout, pos: np.ndarray) -> list[str]:
     return out
 
 
-def _panel(layout: _Layout, pip, pos, mover_name, opponent_name, score) -> list[str]:
-    """Names, pip counts and borne-off counts right of the trays, the score in the middle."""
+def _panel(layout: _Layout, pip, pos, names, on_roll, dice, state) -> list[str]:
+    """Right of the trays: each side named by its colour (a checker of it beside the name), its pips,
+    borne-off count and, on roll, the turn (nearest the middle); the match or money state between."""
     out = []
-    for side, y in ((1, layout.inner_top + 10), (0, layout.inner_bottom - 50)):
-        name = opponent_name if side == 1 else mover_name
-        symbol = "O" if side == 1 else "X"
+    for side, top in ((1, layout.inner_top + 10), (0, layout.inner_bottom - 64)):
+        kind = "mover" if side == 0 else "opponent"
         off = int(pos[OPP_OFF if side == 1 else OFF])
-        out.append(_text(PANEL_X, y, f"{symbol}: {name}", 13, anchor="start", bold=True))
-        out.append(_text(PANEL_X, y + 18, f"pips {int(pip[side])}", 12, anchor="start", cls="pips"))
-        out.append(_text(PANEL_X, y + 36, f"borne off {off}", 12, anchor="start"))
-    score_text = _score_text(score)
-    if score_text:
-        out.append(_text(PANEL_X, layout.mid, score_text, 12, anchor="start", cls="score"))
+        rows = [("name", _side_name(SIDE_COLOURS[side], names[side])), ("pips", f"pips {int(pip[side])}"),
+                ("off", f"borne off {off}")]
+        turn = ("turn", "on roll" + (f", {dice[0]}-{dice[1]}" if dice is not None else "")
+                if on_roll == side else "")
+        rows = rows + [turn] if side == 1 else [turn, *rows]
+        for k, (what, text) in enumerate(rows):
+            y = top + 18 * k
+            if what == "turn" and text:
+                out.append(f'<polygon class="turn" points="{PANEL_X:.1f},{y - 6:.1f} '
+                           f'{PANEL_X + 10:.1f},{y:.1f} {PANEL_X:.1f},{y + 6:.1f}" fill="{COLOURS["arrow"]}"/>')
+                out.append(_text(PANEL_X + 16, y, text, 12, COLOURS["arrow"], anchor="start", cls="turn",
+                                 bold=True))
+            elif what == "name":
+                out.append(f'<circle class="swatch {kind}" cx="{PANEL_X + 7:.1f}" cy="{y:.1f}" r="7" '
+                           f'fill="{COLOURS[kind]}" stroke="#000" stroke-width="1"/>')
+                out.append(_text(PANEL_X + 18, y, text, 13, anchor="start", cls="name", bold=True))
+            elif what != "turn":
+                out.append(_text(PANEL_X, y, text, 12, anchor="start", cls=what))
+    for k, line in enumerate(state):
+        out.append(_text(PANEL_X, layout.mid + 16 * (k - (len(state) - 1) / 2), line, 12, anchor="start",
+                         cls="state"))
     return out
 
 

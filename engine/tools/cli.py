@@ -5,6 +5,7 @@ exit status 2 (USAGE_ERROR), never a usage text or a traceback.
                    flag even when a required argument is missing as well.
 ``UsageError``     raised by a command for bad input found after parsing (a missing file, flags that
                    do not go together); ``run_main`` reports it under the command's name.
+``emit``           prints a command's output; a reader that went away (``| head``) ends it quietly.
 ``option``         a dataclass field that is one flag: its default and its --help text (and any
                    further ``add_argument`` keyword); ``dataclass_parser`` builds the parser of
                    such a dataclass, each flag typed by its field's annotation.
@@ -23,6 +24,8 @@ USAGE_ERROR = 2
 """Exit status for bad input on the command line."""
 INTERRUPTED = 130
 """Exit status after Ctrl-C (128 + SIGINT), as a shell reports it."""
+CLOSED_PIPE = 1
+"""Exit status when the reader of the output went away (``| head``): quietly, no traceback."""
 
 
 class UsageError(Exception):
@@ -62,11 +65,37 @@ def _required_actions(parser: argparse.ArgumentParser):
                 yield from _required_actions(subparser)
 
 
+def emit(text: str) -> bool:
+    """Print ``text`` to stdout now; False when the reader has gone away (``| head``): stdout then
+    goes to the null device, so that nothing more, not even the flush at exit, raises."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        _silence_stdout()
+        return False
+    return True
+
+
+def _silence_stdout() -> None:
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # no real file descriptor (a test's capture): nothing to flush anyway
+        pass
+
+
 def run_main(prog: str, main: Callable[[list[str]], int], argv: list[str]) -> int:
     """``main(argv)``'s exit status; a UsageError it raises is the line ``PROG: error: MESSAGE`` on
-    stderr and status 2, Ctrl-C the line ``PROG: interrupted`` and status 130."""
+    stderr and status 2, Ctrl-C the line ``PROG: interrupted`` and status 130, a closed output pipe
+    (``| head``) status 1 without a word."""
     try:
-        return main(argv)
+        status = main(argv)
+        sys.stdout.flush()  # here, not at exit, where a closed pipe could only be reported
+        return status
+    except BrokenPipeError:
+        _silence_stdout()
+        return CLOSED_PIPE
     except UsageError as e:
         print(f"{prog}: error: {e}", file=sys.stderr)
         return USAGE_ERROR

@@ -1,6 +1,7 @@
 """Small pieces shared by the command lines: JSON result files with the versions that made them, a
 progress bar, and (from engine/tools/cli.py, where the engine's own command line finds them too)
-one-line usage errors and parsers built from dataclasses."""
+one-line usage errors, output that ends quietly when its reader goes away, and parsers built from
+dataclasses."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import sys
 import numpy as np
 
 from engine.tools.cli import (  # noqa: F401 - the command lines' one place to import them from
+    CLOSED_PIPE,
     USAGE_ERROR,
     OneLineParser,
     UsageError,
     dataclass_parser,
+    emit,
     option,
     run_main,
 )

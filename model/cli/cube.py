@@ -32,7 +32,7 @@ from engine import game as g
 from engine.board import GAMES
 
 from model.arena.cubeless import MAX_PLIES
-from model.cli.common import OneLineParser, UsageError, run_main, write_json
+from model.cli.common import CLOSED_PIPE, OneLineParser, UsageError, emit, run_main, write_json
 from model.cube.players import CHECKER_PLAY, POLICIES
 
 
@@ -182,13 +182,14 @@ def cube_main(argv: list[str]) -> int:
     result = run(players, rules, args.matches, args.seed, args.batch, args.max_plies, args.resign,
                  progress_bar=not args.no_progress, record=bool(args.mat))
     summary = result.summary()
-    print(report(summary))
+    shown = emit(report(summary))  # a reader gone away (| head) still gets the files written
     if args.json:
         write_json(args.json, {"command": "cube", "argv": argv, "settings": vars(args), "result": summary})
     if args.mat:
         paths = save_mats(result, args)
-        print(f"games saved as .mat: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else ""))
-    return 0
+        saved = f"games saved as .mat: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else "")
+        shown = shown and emit(saved)
+    return 0 if shown else CLOSED_PIPE
 
 
 def main(argv: list[str] | None = None) -> int:

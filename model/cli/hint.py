@@ -27,6 +27,13 @@ ranking unit: money equity, or MWC in a match); ``cube_decision`` when no dice a
 (backgammon only: long nardi has no cube). A line of ``--jsonl`` is either any position form as a
 JSON string or an object {"position": ..., "dice": [a, b]?}; a bad line (an empty one too) answers
 {"error": "..."}, so answers and lines stay in step.
+
+The table's header names the Position ID and the Match ID of the state analysed (written from the
+cube state when none was given, so that gnubg's ``set gnubgid`` shows the same), the match score or
+money play with its Jacoby and beaver settings (a Match ID does not carry beavers), and the cube.
+``--met`` is a match-play setting: given for a money game or long nardi, the answer is the same
+and one note on stderr says the table was not used (once per run with ``--jsonl``). ``--top`` is at
+least 1.
 """
 
 from __future__ import annotations
@@ -40,6 +47,7 @@ import numpy as np
 from engine.board import CHECKERS, OFF, OPP_OFF, pips
 from engine.errors import FormatError
 from engine.formats.position import (
+    CUBE_CENTRED,
     MatchInfo,
     read_position_text,
     write_json_position,
@@ -151,16 +159,20 @@ def render(answer: dict, top: int, board: bool) -> str:
     if board:
         from engine.formats.pictures import ascii_board
 
-        lines.append(ascii_board(game, pos, dice=answer["dice"], mover_name="to play", opponent_name="opponent"))
+        cube = None
+        if game == "backgammon":
+            owner = {"centred": None, "me": 0, "opponent": 1}[answer["cube"]["owner"]]
+            cube = (answer["cube"]["value"], owner)
+        lines.append(ascii_board(game, pos, dice=answer["dice"], mover_name="to play", opponent_name="opponent",
+                                 cube=cube))
     if game == "backgammon":
-        ids = f"Position ID: {answer['position_id']}"
-        if "match_id" in answer:
-            ids += f"   Match ID: {answer['match_id']}"
-        lines.append(ids)
+        lines.append(f"Position ID: {answer['position_id']}   Match ID: {_match_id_of(answer)}")
         c = answer["cube"]
-        where = "money game" if not c["match_length"] else (
-            f"{c['match_length']}-point match, score {c['score'][0]}-{c['score'][1]}"
-            + (" (Crawford)" if c["crawford"] else ""))
+        on = {True: "on", False: "off"}
+        where = (f"money game, Jacoby {on[c['jacoby']]}, beavers {on[c['beavers']]}"
+                 if not c["match_length"] else
+                 f"{c['match_length']}-point match, score {c['score'][0]}-{c['score'][1]}"
+                 + (" (Crawford)" if c["crawford"] else ""))
         lines.append(f"{where}; cube {c['value']} {c['owner']}")
     mine, theirs = pips(game, pos[None])[0]
     lines.append(f"Pips: {mine} (on roll) vs {theirs}.  {answer['bot']} at {answer['ply']}-ply")
@@ -198,6 +210,19 @@ def render(answer: dict, top: int, board: bool) -> str:
     return "\n".join(lines)
 
 
+def _match_id_of(answer: dict) -> str:
+    """The Match ID of a backgammon answer: the one given, else written from its cube state (the side
+    on roll is gnubg's player 0, its score first)."""
+    if "match_id" in answer:
+        return answer["match_id"]
+    c = answer["cube"]
+    owner = {"centred": CUBE_CENTRED, "me": 0, "opponent": 1}[c["owner"]]
+    info = MatchInfo(cube_value=c["value"], cube_owner=owner, crawford=c["crawford"],
+                     dice=tuple(answer["dice"] or (0, 0)), match_length=c["match_length"],
+                     scores=tuple(c["score"]), jacoby=c["jacoby"], beavers=c["beavers"])
+    return write_match_id(info)
+
+
 def _query_from_obj(game: str, obj, default_dice) -> Query:
     """A --jsonl line (already parsed) -> Query."""
     if isinstance(obj, str):
@@ -233,14 +258,24 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="look-ahead depth")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--jsonl", metavar="FILE", help="analyse every line of FILE ('-' = stdin), JSON out")
-    parser.add_argument("--top", type=int, default=10, help="plays shown in the table")
+    parser.add_argument("--top", type=int, default=10, help="plays shown in the table (at least 1)")
     parser.add_argument("--no-board", action="store_true", help="do not draw the board")
     parser.add_argument("--image", metavar="FILE", help="also draw the position (and best play) to .svg/.png")
-    parser.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
+    parser.add_argument("--met", default=None, help="match play: match equity table name or XML file "
+                        "(default Kazaross-XG2; a money game does not use it and says so on stderr)")
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args(argv)
     if (args.position is None) == (args.jsonl is None):
         parser.error("give a position, or --jsonl FILE (not both)")
+    if args.top < 1:
+        parser.error(f"--top must be at least 1, got {args.top}")
+    if args.met is not None:
+        from model.cube.met import load_met
+
+        try:
+            load_met(args.met)
+        except (ValueError, OSError) as e:
+            parser.error(f"--met: {e}")
     from model.bot import Bot
     from model.net.checkpoint import CheckpointError
 
@@ -261,12 +296,23 @@ def main(argv: list[str]) -> int:
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    _note_unused_met(args, answer)
     if args.image:
         err = _draw(answer, args.image)
         if err:
             print(f"error: {err}", file=sys.stderr)
             return 2
     return _emit(json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board))
+
+
+def _note_unused_met(args, answer: dict) -> bool:
+    """One line on stderr when --met was given but the answer is no match (money play or long nardi);
+    True when it said so."""
+    if args.met is None or (answer.get("cube") or {}).get("match_length"):
+        return False
+    what = "a money game" if answer.get("game") == "backgammon" else "long nardi (no cube)"
+    print(f"hint: note: --met {args.met} is not used: {what} has no match equity", file=sys.stderr)
+    return True
 
 
 def _emit(text: str) -> int:
@@ -291,8 +337,15 @@ def _draw(answer: dict, path: str) -> str | None:
     if answer["plays"]:
         best = answer["plays"][0]["position"]
         play = (pos, np.array(best["board"] + best["bar"] + best["off"], dtype=np.int8))
+    state = {}
+    if answer["game"] == "backgammon":  # the cube and the match or money state (long nardi has none)
+        c = answer["cube"]
+        state = {"cube": (c["value"], {"centred": None, "me": 0, "opponent": 1}[c["owner"]]),
+                 "score": (*c["score"], c["match_length"]), "crawford": c["crawford"]}
+        if not c["match_length"]:
+            state.update(jacoby=c["jacoby"], beavers=c["beavers"])
     try:
-        write_image(path, svg_board(answer["game"], pos, dice=answer["dice"], play=play))
+        write_image(path, svg_board(answer["game"], pos, dice=answer["dice"], play=play, **state))
     except (OSError, ValueError) as e:
         return str(e)
     return None
@@ -300,10 +353,13 @@ def _draw(answer: dict, path: str) -> str | None:
 
 def _run_jsonl(bot, args) -> int:
     try:
-        stream = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8")  # noqa: SIM115
+        if args.jsonl == "-" and hasattr(sys.stdin, "reconfigure"):
+            sys.stdin.reconfigure(errors="replace")  # bytes that are not UTF-8: that line is "not JSON"
+        stream = sys.stdin if args.jsonl == "-" else open(args.jsonl, encoding="utf-8", errors="replace")  # noqa: SIM115
     except OSError as e:
         print(f"error: cannot read {args.jsonl}: {e.strerror}", file=sys.stderr)
         return 2
+    noted = False
     with stream:
         for line in stream:
             try:
@@ -315,6 +371,8 @@ def _run_jsonl(bot, args) -> int:
                 answer = {"error": f"not JSON: {e.msg}"}
             except ValueError as e:
                 answer = {"error": str(e)}
+            if not noted and "error" not in answer:
+                noted = _note_unused_met(args, answer)
             if _emit(json.dumps(answer)):
                 return 1
     return 0

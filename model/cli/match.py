@@ -22,7 +22,7 @@ from pathlib import Path
 from engine.board import GAMES
 from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
-from model.cli.common import UsageError, dataclass_parser, option, progress_bar, write_json
+from model.cli.common import CLOSED_PIPE, UsageError, dataclass_parser, emit, option, progress_bar, write_json
 from model.net.device import choose_device
 from model.players.registry import BASELINES, make_player
 
@@ -139,13 +139,13 @@ def match_main(argv: list[str]) -> int:
     """The match command: parse, play, print, optionally write JSON and the games as .mat."""
     args = parse_args(argv)
     result, device = run_match(args)
-    print(report(args, result))
+    shown = emit(report(args, result))  # a reader gone away (| head) still gets the files written
     if args.json:
         write_match_json(args.json, args, argv, result, device)
     if args.mat:
         save_mat(mat_record(result), args.mat)
-        print(f"games saved as .mat: {args.mat}")
-    return 0
+        shown = shown and emit(f"games saved as .mat: {args.mat}")
+    return 0 if shown else CLOSED_PIPE
 
 
 main = match_main

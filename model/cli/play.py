@@ -9,7 +9,9 @@ person at the bottom as X). Moves are typed in the notation of docs/FORMATS.md (
 reason and asked again. Commands, at any prompt: ``roll``, ``double``, ``take``, ``drop`` (``pass``),
 ``beaver``, ``accept``/``reject`` (a resignation offer), ``resign [single|gammon|backgammon]``
 (long nardi: ``win|mars``), ``hint`` (the bot's top plays, or its cube advice), ``board``, ``help``,
-``quit``. The game itself runs through engine.game (turns, cube, resignations, match score and the
+``quit``. Long nardi is told in its own words: no bar, no cube, a mars for a gammon (``HELP``,
+``LEVEL_WORDS``); the board there shows no cube and no money-play rules. The game itself runs
+through engine.game (turns, cube, resignations, match score and the
 Crawford game); input is read line by line from stdin, so a script can drive it, and the end of the
 input ends the session with a message. ``--autoplay-human`` (a debug aid) types for the person: the
 first legal play, roll, take, reject. ``--mat FILE`` (backgammon) saves the session when it ends
@@ -55,10 +57,14 @@ ACTIONS = {"r": "roll", "roll": "roll", "d": "double", "double": "double", "t": 
            "drop": "drop", "p": "drop", "pass": "drop", "beaver": "beaver", "a": "accept", "accept": "accept",
            "y": "accept", "yes": "accept", "reject": "reject", "n": "reject", "no": "reject"}
 """The person's one-word actions (and their short forms), by the engine.game transition they make."""
-LEVEL_WORDS = {"single": 1, "normal": 1, "win": 1, "1": 1, "gammon": 2, "mars": 2, "2": 2,
-               "backgammon": 3, "3": 3}
-HELP = ("moves like 13/7 8/7, bar/22, 6/off, 8/5(2); commands: roll, double, take, drop, beaver, "
-        "accept, reject, resign [single|gammon|backgammon], hint, board, help, quit")
+LEVEL_WORDS = {"backgammon": {"single": 1, "normal": 1, "win": 1, "1": 1, "gammon": 2, "2": 2,
+                              "backgammon": 3, "3": 3},
+               "nardi": {"single": 1, "normal": 1, "win": 1, "1": 1, "mars": 2, "2": 2}}
+"""The words of ``resign [level]`` in each game."""
+HELP = {"backgammon": ("moves like 13/7 8/7, bar/22, 6/off, 8/5(2); commands: roll, double, take, drop, "
+                       "beaver, accept, reject, resign [single|gammon|backgammon], hint, board, help, quit"),
+        "nardi": ("moves like 24/18 18/13, 24/13, 6/off (long nardi: no bar, no hitting, no cube); "
+                  "commands: roll, accept, reject, resign [win|mars], hint, board, help, quit")}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -171,7 +177,9 @@ class Table:
 
     def run(self) -> int:
         say = self.console.say
-        kind = f"a {self.match.length}-point match" if self.match.length else "money play"
+        games = self.match.rules.session_games
+        kind = (f"a {self.match.length}-point match" if self.match.length else "money play"
+                if self.match.rules.game == "backgammon" else "one game" if games == 1 else f"{games} games")
         say(f"{self.match.rules.game}, {kind}: you (X) against the bot {self.bot.name} (O). "
             "Type help for commands.")
         try:
@@ -261,13 +269,13 @@ class Table:
         cube = None
         if rules.has_cube:
             cube = (state.cube, None if state.cube_owner is None else 0 if state.cube_owner == HUMAN else 1)
-        score = (match.score[HUMAN], match.score[BOT], match.length) if match.length else None
-        info = ["Crawford game: no doubling"] if match.is_crawford else []
+        score = (match.score[HUMAN], match.score[BOT], match.length)
+        money = {"jacoby": rules.jacoby, "beavers": rules.beavers} if rules.has_cube and rules.money else {}
         on_roll = None if state.is_over else 0 if state.mover == HUMAN else 1
         dice = state.dice if state.phase is g.Phase.MOVE else None
         self.console.say(ascii_board(state.game, g.view(state, HUMAN), mover_name="you",
                                      opponent_name=f"bot ({self.bot.name})", dice=dice, cube=cube,
-                                     score=score, on_roll=on_roll, info=info))
+                                     score=score, on_roll=on_roll, crawford=match.is_crawford, **money))
 
     def person_acts(self) -> None:
         """One decision of the person: asked until an answer the rules accept."""
@@ -318,7 +326,7 @@ class Table:
         if word in ("q", "quit", "exit"):
             raise EndOfInput("you quit")
         if word in ("?", "help"):
-            say(HELP)
+            say(HELP[state.game])
             return False
         if word == "board":
             self.show()
@@ -360,10 +368,12 @@ class Table:
 
     def resign(self, args: list[str]) -> bool:
         """The person offers to resign (default a single game); the bot answers at once."""
-        level = LEVEL_WORDS.get(args[0]) if args else 1
+        words = LEVEL_WORDS[self.state.game]
+        level = words.get(args[0]) if args else 1
         if level is None:
-            raise FormatError(f"resign {args[0]}: say resign single, gammon or backgammon "
-                              "(nardi: win or mars)")
+            say = "win or mars (long nardi has no gammon)" if self.state.game == "nardi" else (
+                "single, gammon or backgammon")
+            raise FormatError(f"resign {args[0]}: say resign {say}")
         self.state = g.offer_resignation(self.state, HUMAN, level)
         self.bot_acts()
         return self.state.is_over

@@ -19,7 +19,11 @@ unparsable one corrupts its board), so every play is checked here before it is s
 of engine.movegen.legal_plays' children, and its text, read back by engine.notation.parse_play, must
 give that child. A line that is no board gets one log line and an empty reply, and the server keeps
 serving; a dropped connection gets one log line and the server goes back to accepting. One connection
-is served at a time, one after another. Ctrl-C stops it cleanly.
+is served at a time, one after another. Ctrl-C (SIGINT) or ``kill`` (SIGTERM) stops it cleanly with
+a line of what it answered and exit status 0, also when it was started in the background (``&``),
+where a shell that is not interactive starts it with SIGINT ignored. Every start-up error (bad
+flags, a model that cannot be loaded, an address that cannot be listened on) is one line on stderr
+and exit status 2.
 
 Decisions are model/cube/policy.py's ``CubePolicy`` at ``plies``, the policy hint, play and the cube
 arena use: the play with the best cubeful value at the board's cube and score (money equity, or
@@ -33,6 +37,7 @@ it picks plays with its own rule, never doubles, always takes, never resigns.
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
 import sys
 from dataclasses import dataclass, field
@@ -342,7 +347,7 @@ def serve(bot, host: str = "127.0.0.1", port: int = 4321, options: ServeOptions 
     try:
         server.serve_forever(max_connections)
     except KeyboardInterrupt:
-        agent.log("stopped (Ctrl-C)")
+        agent.log("stopped (Ctrl-C or SIGTERM)")
     finally:
         server.close()
     return agent.stats
@@ -377,7 +382,7 @@ def _load_bot(model: str | None, prog: str):
 
     try:
         bot = Bot.load(model)
-    except (OSError, ValueError, ImportError) as err:
+    except Exception as err:  # noqa: BLE001 - at start-up any failure to load is a bad --model
         reason = (str(err).splitlines() or [type(err).__name__])[0]
         print(f"{prog}: error: cannot load the model {model or '(shipped)'}: {reason}", file=sys.stderr)
         return None
@@ -387,9 +392,34 @@ def _load_bot(model: str | None, prog: str):
     return bot
 
 
+def _stop_on_signals() -> dict:
+    """SIGINT and SIGTERM raise KeyboardInterrupt, so that the server stops cleanly; returns the
+    handlers they had. Set explicitly: a process started with ``&`` by a shell that is not
+    interactive inherits SIGINT ignored."""
+    def stop(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = {}
+    try:
+        for signum, handler in ((signal.SIGINT, signal.default_int_handler), (signal.SIGTERM, stop)):
+            previous[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread (a test driving main): signals stay as they are
+        pass
+    return previous
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``evaluate.py serve``: 0 after Ctrl-C or --max-connections, 2 on bad flags or a bad model, 1 if the
-    address cannot be listened on."""
+    """``evaluate.py serve``: 0 after Ctrl-C, SIGTERM or --max-connections; 2 for every start-up error
+    (bad flags, a model that cannot be loaded, an address that cannot be listened on), one line."""
+    previous = _stop_on_signals()
+    try:
+        return _main(argv)
+    finally:
+        for signum, handler in previous.items():  # as they were, for a caller in the same process
+            signal.signal(signum, handler)
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not 0 <= args.port <= 65535:
@@ -412,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
                       max_connections=args.max_connections)
     except OSError as err:
         print(f"{parser.prog}: error: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
-        return 1
+        return 2
     print(f"serve: {stats.requests} requests from {stats.connections} connections, {stats.bad_lines} bad "
           f"lines, replies {stats.replies}", file=sys.stderr)
     return 0

@@ -110,3 +110,21 @@ def test_mat_saves_every_game_for_gnubg(tmp_path):
     imported = gnubg_import(mat, tmp_path)
     assert [imported["match-info"][side]["name"] for side in "XO"] == ["pubeval", "heuristic"]
     assert ["XO".index(game["info"]["winner"]) for game in imported["games"]] == [g.winner for g in record.games]
+
+
+@pytest.mark.parametrize("command", [[], ["cube"]], ids=["match", "cube"])
+def test_a_closed_output_pipe_ends_quietly_and_still_writes_the_files(tmp_path, command):
+    """`evaluate.py ... | head`: the reader is gone before the summary is written; no traceback, exit
+    status 1 (as hint's), and the --json file is written all the same."""
+    out = tmp_path / "result.json"
+    count = ["--matches", "2"] if command else ["--games", "2"]
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    child = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), *command, "heuristic", "random", *count,
+                              "--no-progress", "--json", str(out)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    child.stdout.close()  # every write meets a closed pipe
+    err = child.stderr.read()
+    child.wait(timeout=120)
+    child.stderr.close()
+    assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
+    assert child.returncode == 1 and json.loads(out.read_text())["result"]

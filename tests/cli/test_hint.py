@@ -420,3 +420,69 @@ def test_a_closed_output_pipe_ends_quietly(nets):
     child.wait(timeout=60)
     child.stderr.close()
     assert "Traceback" not in err
+
+
+# -- the whole state in the header and the picture; --top and --met -------------------------------
+
+def test_header_names_a_match_id_and_the_money_rules_even_without_one(capsys, nets):
+    """A bare Position ID: the header still names a Match ID, which reads back to what was analysed
+    (money, centred cube, Jacoby on, the dice), and says Jacoby and beavers; the board shows the cube."""
+    code, out, _ = ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31")
+    assert code == 0
+    ids = re.search(r"Position ID: (\S+)   Match ID: (\S+)", out)
+    pos, info = read_gnubg_id(f"{ids.group(1)}:{ids.group(2)}")
+    assert np.array_equal(pos, start_position("backgammon"))
+    assert (info.money, info.cube_value, info.cube_owner, info.jacoby) == (True, 1, -1, True)
+    assert info.dice == (3, 1)
+    assert "money game, Jacoby on, beavers on; cube 1 centred" in out and "cube 1, centred" in out
+    xgid = XGID_START + ":1:1:1:00:0:0:1:0:10"  # money, Jacoby on, beavers off; the bottom player's 2-cube
+    code, out, _ = ask(capsys, nets, xgid)
+    assert "money game, Jacoby on, beavers off; cube 2 me" in out and "owns the cube at 2" in out
+    ids = re.search(r"Position ID: (\S+)   Match ID: (\S+)", out)
+    assert read_gnubg_id(f"{ids.group(1)}:{ids.group(2)}")[1].cube_value == 2
+
+
+@pytest.mark.parametrize("top", ["0", "-3"])
+def test_top_must_be_at_least_one(capsys, nets, top):
+    """--top 0 or below: one error line, status 2."""
+    with pytest.raises(SystemExit) as exit_info:
+        ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--top", top)
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2
+    assert err.splitlines() == [f"evaluate.py hint: error: --top must be at least 1, got {top}"]
+
+
+def test_met_says_when_it_is_not_used(capsys, nets, tmp_path):
+    """--met in a money game (or long nardi): the same answer and one note on stderr; in a match no note;
+    an unknown table: one error line, status 2."""
+    code, plain, err = ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--no-board")
+    assert code == 0 and err == ""
+    code, out, err = ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--no-board", "--met", "g11")
+    assert code == 0 and out == plain
+    assert err.splitlines() == ["hint: note: --met g11 is not used: a money game has no match equity"]
+    code, out, err = ask(capsys, nets, "4HPwATDgc/ABMA:QYkqASAAIAAA", "--met", "g11")
+    assert code == 0 and err == "" and "MWC" in out
+    code, out, err = ask(capsys, nets, json.dumps(NARDI_START), "--dice", "65", "--met", "g11", game="nardi")
+    assert code == 0 and "long nardi" in err and len(err.splitlines()) == 1
+    lines = tmp_path / "q.jsonl"
+    lines.write_text('"4HPwATDgc/ABMA"\n"4HPwATDgc/ABMA:QYkqASAAIAAA"\n"4HPwATDgc/ABMA"\n')
+    code, out, err = ask(capsys, nets, "--jsonl", str(lines), "--met", "g11")
+    assert code == 0 and len(out.splitlines()) == 3 and len(err.splitlines()) == 1  # said once
+    with pytest.raises(SystemExit) as exit_info:
+        ask(capsys, nets, "4HPwATDgc/ABMA", "--met", "no-such-table")
+    err = capsys.readouterr().err.strip()
+    assert exit_info.value.code == 2 and len(err.splitlines()) == 1 and "no match equity table" in err
+
+
+def test_image_carries_cube_score_and_turn(capsys, nets, tmp_path):
+    """--image: the drawing says the cube and its owner, the match score and length, and whose turn."""
+    import xml.etree.ElementTree as ET
+
+    path = tmp_path / "x.svg"
+    code, _, err = ask(capsys, nets, "4HPwATDgc/ABMA:QYkqASAAIAAA", "--image", str(path))
+    assert code == 0, err
+    root = ET.fromstring(path.read_text())
+    texts = {cls: [t.text for t in root.iter("{http://www.w3.org/2000/svg}text") if t.get("class") == cls]
+             for cls in ("cube-value", "cube-owner", "state", "turn")}
+    assert texts["cube-value"] == ["2"] and texts["cube-owner"] == ["Black"]
+    assert texts["state"] == ["9-point match, score 4-2"] and texts["turn"] == ["on roll, 5-2"]

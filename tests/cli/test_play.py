@@ -296,3 +296,25 @@ def test_mat_saves_the_session_for_gnubg(checkpoints, tmp_path):
     nardi = run_cli(["--game", "nardi", "--mat", tmp_path / "nardi.mat"])
     err = nardi.stderr.decode()
     assert nardi.returncode == 2 and len(err.strip().splitlines()) == 1 and "backgammon only" in err
+
+
+def test_nardi_is_told_in_nardi_words():
+    """Long nardi: help names no bar, cube or gammon; resign gammon is refused with the nardi words and
+    resign mars is understood; the board has no bar column and says the games' score."""
+    out = io.StringIO()
+    table = Table(_heuristic("nardi"), g.Rules(game="nardi", session_games=2), np.random.default_rng(1),
+                  Console(io.StringIO("help\nresign gammon\nresign mars\n"), out), you_first=True)
+    table.run()
+    text = out.getvalue()
+    help_line = next(line for line in text.splitlines() if "commands:" in line)
+    assert all(word not in help_line for word in ("bar/", "double", "take", "beaver", "gammon"))
+    assert "resign [win|mars]" in help_line and "no bar" in help_line
+    assert "resign gammon: say resign win or mars" in text and "wins a mars (resigned)" in text
+    assert "BAR" not in text and "+---+" not in text and "cube 1" not in text and "owns the cube" not in text
+    assert text.startswith("nardi, 2 games: you (X)") and " score 0-0" in text
+
+
+def _heuristic(game):
+    from model.bot import Bot
+
+    return Bot.load("heuristic", game=game)

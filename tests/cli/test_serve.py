@@ -277,6 +277,32 @@ def test_ctrl_c_stops_the_server_cleanly():
     assert proc.returncode == 0 and "stopped" in rest and "Traceback" not in rest
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_server_started_in_the_background_stops_cleanly(signum):
+    """Started with ``&`` by a shell that is not interactive, the server inherits SIGINT ignored; SIGINT
+    (or SIGTERM, ``kill``) still stops it: exit status 0, a "stopped" line and the tally, no traceback."""
+    code = "import sys; from model.cli.serve import main; sys.exit(main(['--model', 'pubeval', '--port', '0']))"
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, OMP_NUM_THREADS="1"),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `&` does
+    try:
+        assert "listening on 127.0.0.1:" in proc.stderr.readline()
+        proc.send_signal(signum)
+        rest = proc.communicate(timeout=30)[1]
+    finally:
+        proc.kill()
+    assert proc.returncode == 0 and "stopped" in rest and "requests from" in rest and "Traceback" not in rest
+
+
+def test_an_address_in_use_exits_2_with_one_line(capsys):
+    """A port that cannot be listened on is a start-up error like the others: one line, status 2."""
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code = main(["--model", "pubeval", "--port", str(port)])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and len(err.splitlines()) == 1 and f"cannot listen on 127.0.0.1:{port}" in err
+
+
 # --- against the real gnubg ------------------------------------------------------------------------
 
 GNUBG = "/usr/games/gnubg"

@@ -79,7 +79,7 @@ def test_ascii_nardi_heads_in_their_corners():
     """Long nardi: the mover's head (24) is the top-right point, the opponent's (our 12) the bottom left."""
     lines = ascii_board("nardi", start_position("nardi")).splitlines()
     top = next(i for i, line in enumerate(lines) if line.startswith(" +")) + 1
-    board_width = len(" +" + "-" * 18 + "+---+" + "-" * 18 + "+")
+    board_width = len(" +" + "-" * 18 + "+" + "-" * 18 + "+")  # no bar: one divider
     assert lines[top][:board_width].endswith("X |")
     bottom = max(i for i, line in enumerate(lines) if line.startswith(" +")) - 1
     assert lines[bottom][:board_width].startswith(" | O ")
@@ -200,3 +200,68 @@ def test_write_image_unknown_suffix(tmp_path):
     """Any other file type is refused with the reason."""
     with pytest.raises(ImageError, match="not .jpg"):
         write_image(tmp_path / "board.jpg", "<svg/>")
+
+
+# -- the whole state: cube, score and match, turn, names by colour ---------------------------------
+
+def _texts(root: ET.Element, cls: str) -> list[str]:
+    return [t.text for t in _of_class(root, "text", cls)]
+
+
+def _cube_y(root: ET.Element) -> float:
+    (cube,) = _of_class(root, "rect", "cube")
+    return float(cube.get("y"))
+
+
+def test_svg_says_cube_score_turn_and_names_by_colour():
+    """The drawing carries the cube (value, owner by place and word), the match score and length, the
+    Crawford game, whose turn it is (with the dice in that side's colour), and names White and Black."""
+    root = _svg(svg_board("backgammon", HAND_MADE, dice=(6, 5), cube=(4, 1), score=(1, 3, 5), crawford=True,
+                          on_roll=1, mover_name="you", opponent_name="bot"))
+    assert _texts(root, "name") == ["Black: bot", "White: you"]
+    assert _texts(root, "cube-value") == ["4"] and _texts(root, "cube-owner") == ["Black"]
+    assert _texts(root, "state") == ["5-point match, score 1-3", "Crawford game: no doubling"]
+    assert _texts(root, "turn") == ["on roll, 6-5"]
+    turn_y = float(_of_class(root, "text", "turn")[0].get("y"))
+    names_y = {t.text: float(t.get("y")) for t in _of_class(root, "text", "name")}
+    assert turn_y < names_y["White: you"]  # by Black's block, at the top
+    assert {d.get("fill") for d in _of_class(root, "rect", "die")} == {pictures.COLOURS["opponent"]}
+    # the cube goes with its owner: top (Black), middle (centred, "64"), bottom (White)
+    owned = {owner: _svg(svg_board("backgammon", HAND_MADE, cube=(2 if owner is not None else 1, owner)))
+             for owner in (1, None, 0)}
+    assert _cube_y(owned[1]) < _cube_y(owned[None]) < _cube_y(owned[0])
+    assert _texts(owned[None], "cube-value") == ["64"] and _texts(owned[None], "cube-owner") == ["centred"]
+    assert _texts(owned[0], "cube-owner") == ["White"]
+
+
+def test_svg_money_play_says_jacoby_and_beavers():
+    """Money play: "money play", the session score, and the Jacoby and beaver settings; no turn for None."""
+    root = _svg(svg_board("backgammon", start_position("backgammon"), score=(2, 0, 0), jacoby=True,
+                          beavers=False, on_roll=None))
+    assert _texts(root, "state") == ["money play, score 2-0", "Jacoby on, beavers off"]
+    assert _texts(root, "turn") == [] and _texts(root, "name") == ["Black", "White"]
+    bare = _svg(svg_board("backgammon", start_position("backgammon"), jacoby=False))
+    assert _texts(bare, "state") == ["money play", "Jacoby off"]
+
+
+def test_ascii_says_the_state_and_names_sides_without_repeating_symbols():
+    """Text board: no "X: X" without names; money play with Jacoby/beavers, or the match and Crawford."""
+    text = ascii_board("backgammon", start_position("backgammon"), cube=(2, 0), score=(0, 1, 0), jacoby=False,
+                       beavers=True)
+    assert "X: X" not in text and "O: O" not in text and "owns the cube at 2" in text
+    assert text.rstrip().endswith("money play, score 0-1; Jacoby off, beavers on")
+    match = ascii_board("backgammon", HAND_MADE, score=(4, 2, 5), crawford=True, mover_name="you")
+    assert "5-point match, score 4-2; Crawford game: no doubling" in match and "X: you" in match
+
+
+def test_nardi_pictures_have_no_cube():
+    """Long nardi: a cube, Jacoby or beavers are refused; a match score is said without them."""
+    pos = start_position("nardi")
+    for draw in (ascii_board, svg_board):
+        with pytest.raises(ValueError, match="no doubling cube"):
+            draw("nardi", pos, cube=(1, None))
+        with pytest.raises(ValueError, match="no doubling cube"):
+            draw("nardi", pos, jacoby=True)
+    root = _svg(svg_board("nardi", pos, score=(0, 2, 3)))
+    assert _texts(root, "state") == ["3-point match, score 0-2"] and not _of_class(root, "rect", "cube")
+    assert ascii_board("nardi", pos, score=(1, 0)).rstrip().endswith(" score 1-0")
