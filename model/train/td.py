@@ -35,7 +35,7 @@ from model.net.equity import cubeless_equity, flip_probs
 from model.net.features import encode
 from model.net.network import OutcomeNet
 from model.players.net_player import child_probabilities
-from model.players.base import group_argmax
+from model.players.base import group_argmax, group_starts
 
 
 @dataclass
@@ -120,8 +120,7 @@ class SelfPlayActor:
         if self.explore > 0:
             wander = self.rng.random(self.n) < self.explore
             if wander.any():
-                count = np.bincount(parent, minlength=self.n)
-                start = np.cumsum(count) - count
+                start, count = group_starts(parent, self.n)
                 rand = start + (self.rng.random(self.n) * count).astype(np.int64)
                 pick = np.where(wander, rand, pick)
         chosen = children[pick]
@@ -141,21 +140,22 @@ class SelfPlayActor:
             chosen = self._step()
             plies += self.n
             score, ended, capped = self.table.end_turn(every, chosen)
-            if ended.any():
-                ended = np.flatnonzero(ended)
-                lengths = self.table.plies[ended]
-                width = int(lengths.max())
-                vals = self.hist_val[:width, ended].transpose(1, 0, 2)  # (G, L, K)
-                rets = lambda_returns(self.game, vals, lengths, self.lam)
-                keep = np.arange(width)[None, :] < (lengths - 1)[:, None]  # x_T itself is exact
-                pos_out.append(self.hist_pos[:width, ended].transpose(1, 0, 2)[keep])
-                tgt_out.append(rets[keep])
-                samples += int(keep.sum())
-                won = score[ended]
-                results.append(won[won > 0])
-                games += len(ended) - int(capped.sum())
-                cut += int(capped.sum())
-                self.table.deal(ended)
+            if not ended.any():
+                continue
+            slots = np.flatnonzero(ended)
+            lengths = self.table.plies[slots]
+            width = int(lengths.max())
+            vals = self.hist_val[:width, slots].transpose(1, 0, 2)  # (G, L, K)
+            rets = lambda_returns(self.game, vals, lengths, self.lam)
+            keep = np.arange(width)[None, :] < (lengths - 1)[:, None]  # x_T itself is exact
+            pos_out.append(self.hist_pos[:width, slots].transpose(1, 0, 2)[keep])
+            tgt_out.append(rets[keep])
+            samples += int(keep.sum())
+            won = score > 0
+            results.append(score[won])
+            games += int(won.sum())
+            cut += int(capped.sum())
+            self.table.deal(slots)
         return Experience(np.concatenate(pos_out), np.concatenate(tgt_out).astype(np.float32),
                           games, plies, np.concatenate(results).astype(np.int8), cut)
 
