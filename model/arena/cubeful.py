@@ -11,9 +11,9 @@ RuleError here too: the players (model/cube/players.py) are never trusted with t
 is a MatchState played until it is over: a match to its length, or a money session of
 ``rules.session_games`` games (one if not set).
 
-Mirrored dice (model/arena/cubeless.py's scheme, imported): matches 2k and 2k+1 form a pair; player A sits in
-seat 0 in match 2k and in seat 1 in match 2k+1. Game n of either match throws the dice stream
-(k << 32 | n) of ``model.arena.cubeless.throws`` (opening from ``opening_throws``), so each seat throws the
+Mirrored dice (model/arena/pool.py's ``MirroredDice``, as in the cubeless arena): matches 2k and 2k+1 form a
+pair; player A sits in seat 0 in match 2k and in seat 1 in match 2k+1. Game n of either match throws
+the dice stream (k << 32 | n), so each seat throws the
 same dice, turn by turn, in the first game of both matches, and in later games while the two matches
 keep the same game numbers. The pair is the independent sample behind the 95% interval (as in the
 cubeless arena); match wins also get a Wilson interval over matches.
@@ -25,7 +25,8 @@ Each step every game in flight advances one turn, and the expensive parts are ba
   3. the roll: one legal_plays call for all games that roll;
   4. the play: one select call per player for all games it must move in (one network call).
 Finished games are scored into their match (engine.game.finish_game); a slot whose match is over
-takes the next match at once, so the pool stays full until the last matches.
+takes the next match at once (model/arena/pool.py's ``GamesInPlay``, a slot per match), so the pool
+stays full until the last matches.
 
 With ``record=True`` each game's states are kept while it is played and turned into an
 engine/formats/matfile.py GameRecord when it ends (only then: the run is otherwise unchanged); ``mat_records``
@@ -46,7 +47,8 @@ from engine import game as g
 from engine.formats.matfile import MatchRecord, game_record, money_session, player_names, swap_sides
 from engine.movegen import legal_plays
 
-from model.arena.cubeless import MAX_PLIES, ArenaResult, opening_throws, throws
+from model.arena.cubeless import MAX_PLIES, ArenaResult
+from model.arena.pool import GamesInPlay, MirroredDice, choose_by_player
 from model.cube.players import CubePlayer
 from model.players.base import group_starts
 
@@ -172,7 +174,7 @@ def play_matches(player_a: CubePlayer, player_b: CubePlayer, rules: g.Rules, mat
     started = time.perf_counter()
     pool = _Pool((player_a, player_b), rules, seed, matches, min(batch, matches), max_plies, resignations,
                  on_action, record)
-    while pool.live():
+    while pool.live.any():
         ended = pool.step()
         if progress is not None and ended:
             progress(ended)
@@ -203,16 +205,17 @@ _TRANSITIONS = {
 }
 
 
-class _Pool:
-    """The matches in play: one slot per match, refilled with the next match when one ends.
+class _Pool(GamesInPlay):
+    """The matches in play (model/arena/pool.py's GamesInPlay: a slot per match, numbered by match).
 
-    Per slot (Python lists, one scalar object per game): the match index, the MatchState, the
-    GameState in play, and counters for the dice stream (game number, throw index) and plies."""
+    Per slot (Python lists, one scalar object per game): the MatchState, the GameState in play (None
+    once the slot is idle) and its dice; the plies of its game are GamesInPlay's."""
 
     def __init__(self, players, rules: g.Rules, seed: int, matches: int, slots: int, max_plies: int,
                  resignations: bool, on_action, record: bool = False):
-        self.players, self.rules, self.seed, self.total = players, rules, seed, matches
-        self.max_plies, self.resignations, self.on_action = max_plies, resignations, on_action
+        super().__init__(slots, matches, max_plies)
+        self.players, self.rules = players, rules
+        self.resignations, self.on_action = resignations, on_action
         self.a_points = np.zeros(matches, dtype=np.int64)
         self.a_won = np.full(matches, 0.5)
         self.games = np.zeros(matches, dtype=np.int64)
@@ -224,46 +227,31 @@ class _Pool:
         self.cubes: list[int] = []
         self.endings: Counter = Counter()
         self.acted = Counter()  # (player 0/1, action) -> count
-        self.match_id = [-1] * slots
         self.match: list = [None] * slots
         self.state: list = [None] * slots
-        self.game_no = np.zeros(slots, dtype=np.int64)
-        self.throw = np.zeros(slots, dtype=np.int64)
-        self.plies = np.zeros(slots, dtype=np.int64)  # plies of the game in play
-        self.next_match = 0
+        self.game_no = np.zeros(slots, dtype=np.int64)  # the game of its match each slot plays
+        self.dice = MirroredDice(seed, slots)
         for slot in range(slots):
             self._start_match(slot)
 
     # -- bookkeeping ------------------------------------------------------------------------------
 
-    def live(self) -> list[int]:
-        return [i for i, s in enumerate(self.state) if s is not None]
-
-    def _player(self, slot: int, side: int) -> int:
-        """0 for player A, 1 for B: A sits in seat 0 in even matches, in seat 1 in odd ones."""
-        return 0 if side == self.match_id[slot] % 2 else 1
-
-    def _stream(self, slots) -> np.ndarray:
-        """Dice stream of each slot's game: (match pair << 32) | game number."""
-        pair = np.array([self.match_id[i] // 2 for i in slots], dtype=np.int64)
-        return (pair << 32) | self.game_no[slots]
-
     def _start_match(self, slot: int) -> None:
-        if self.next_match >= self.total:
+        """The slot takes the next match, or goes idle when none is left."""
+        if not len(self.deal([slot])):
             self.state[slot] = None
             return
-        self.match_id[slot] = self.next_match
-        self.next_match += 1
         self.match[slot] = g.new_match(self.rules)
         self.game_no[slot] = 0
         self._start_game(slot)
 
     def _start_game(self, slot: int) -> None:
-        """The next game of the slot's match: its opening throw from the stream (seat 0's die first)."""
-        opening = opening_throws(self.seed, self._stream([slot]))[0]
+        """The next game of the slot's match, on the dice stream (match pair << 32) | game number;
+        engine.game.start_game plays its opening throw (seat 0's die first)."""
+        stream = (self.number[slot] // 2) << 32 | self.game_no[slot]
+        opening = self.dice.open([slot], np.array([stream]), play_opening=False)[0]
         self.trail[slot] = []
         self._set(slot, g.start_game(self.match[slot], throws=(tuple(int(d) for d in opening),)))
-        self.throw[slot] = 0
         self.plies[slot] = 0
 
     def _set(self, slot: int, state: g.GameState) -> None:
@@ -275,10 +263,10 @@ class _Pool:
     def _record_game(self, slot: int) -> None:
         """With record: the slot's game so far becomes a GameRecord of its match."""
         if self.records is not None:
-            self.records[self.match_id[slot]].append(game_record(self.trail[slot]))
+            self.records[self.number[slot]].append(game_record(self.trail[slot]))
 
     def _end_match(self, slot: int, capped: bool = False) -> None:
-        m, final = self.match_id[slot], self.match[slot]
+        m, final = int(self.number[slot]), self.match[slot]
         a_side = m % 2
         self.a_points[m] = final.score[a_side] - final.score[1 - a_side]
         self.a_won[m] = 0.5 if capped or final.winner is None else float(final.winner == a_side)
@@ -289,17 +277,20 @@ class _Pool:
     def _act(self, slot: int, action: str, side: int, transition) -> None:
         """Apply one cube or resignation action through engine.game (which refuses illegal ones)."""
         if self.on_action is not None:
-            self.on_action(self.match_id[slot], self.state[slot], action)
-        self.acted[self._player(slot, side), action] += 1
+            self.on_action(int(self.number[slot]), self.state[slot], action)
+        self.acted[int(self.player(slot, side)), action] += 1
         self._set(slot, transition(self.state[slot]))
 
     def _ask(self, slots: list[int], side_of, question) -> list:
         """One batched question per player: ``question(player, states)`` for the slots where that
         player is the side ``side_of(state)``; the answers in the order of ``slots``."""
         answers: list = [None] * len(slots)
+        if not slots:
+            return answers
+        who = self.player(slots, [side_of(self.state[i]) for i in slots])
         for p, player in enumerate(self.players):
-            mine = [k for k, i in enumerate(slots) if self._player(i, side_of(self.state[i])) == p]
-            if mine:
+            mine = np.flatnonzero(who == p)
+            if len(mine):
                 got = question(player, [self.state[slots[k]] for k in mine])
                 for k, answer in zip(mine, got):
                     answers[k] = answer
@@ -309,7 +300,7 @@ class _Pool:
 
     def step(self) -> int:
         """Every game in flight plays one turn (its cube actions, roll and play); matches ended."""
-        live = self.live()
+        live = self.live_slots().tolist()
         if self.resignations:
             self._resignations(live)
         self._cube(live)
@@ -351,8 +342,7 @@ class _Pool:
         rolling = [i for i in live if self.state[i].phase is g.Phase.ROLL]
         if not rolling:
             return
-        dice = throws(self.seed, self._stream(rolling), self.throw[rolling])
-        self.throw[rolling] += 1
+        dice = self.dice.roll(rolling)
         positions = np.stack([self.state[i].position for i in rolling])
         children, parent = legal_plays(self.rules.game, positions, dice)
         start, count = group_starts(parent, len(rolling))
@@ -368,17 +358,10 @@ class _Pool:
         plays = [self.state[i].plays for i in moving]
         children = np.concatenate(plays)
         parent = np.repeat(np.arange(len(moving)), [len(p) for p in plays])
-        seat = np.array([self._player(i, self.state[i].mover) for i in moving])
-        chosen = np.empty(len(moving), dtype=np.int64)
-        for p, player in enumerate(self.players):
-            mine = seat == p
-            if not mine.any():
-                continue
-            keep = mine[parent]
-            renumber = np.cumsum(mine) - 1
-            rows = np.flatnonzero(keep)
-            states = [self.state[i] for i, m in zip(moving, mine) if m]
-            chosen[mine] = rows[player.select(states, children[keep], renumber[parent[keep]])]
+        who = self.player(moving, [self.state[i].mover for i in moving])  # 0 where A moves, 1 where B does
+        chosen = choose_by_player(self.players, who, children, parent,
+                                  lambda player, mine, kids, kid_parent: player.select(
+                                      [self.state[i] for i, m in zip(moving, mine) if m], kids, kid_parent))
         for k, i in enumerate(moving):
             self._set(i, g.play(self.state[i], children[chosen[k]]))
         self.plies[moving] += 1
@@ -387,7 +370,7 @@ class _Pool:
         """Score finished games into their matches; start the next game or match. Matches ended."""
         ended = 0
         for i in live:
-            state, m = self.state[i], self.match_id[i]
+            state, m = self.state[i], int(self.number[i])
             if state.is_over:
                 self._record_game(i)
                 self.match[i] = g.finish_game(self.match[i], state)

@@ -5,17 +5,11 @@ stream of pair k (opening throw included). Player A sits in seat 0 in game 2k an
 2k+1, so each seat throws the same dice in both games and only who plays them changes; luck cancels
 within a pair, and the pair (not the game) is the independent sample behind the 95% interval.
 
-Dice are a pure function of (seed, pair, throw index) through a counter-based hash, so a game's dice
-do not depend on the batch size or on when the game is scheduled. (Players that draw their own random
-numbers, random and heuristic-easy, do depend on the batching.)
-
-Openings (RULES-DECISIONS.md): each seat throws one die, ties are thrown again. Backgammon: "the
-higher plays the two dice just thrown". Long nardi: "the higher then throws both dice for its first
-turn" (its head exception is legal_plays' default: all 15 on the head).
-
-The batch is a pool of game slots that all advance one ply together: one legal_plays call for the
-pool and one select call per player per ply. A finished game's slot takes the next game at once,
-so the pool stays full until the last games.
+The dice, the opening rules and the pool of games in flight are model/arena/pool.py's: game n
+throws the stream n // 2 of ``MirroredDice``, so a game's dice do not depend on the batch size or on
+when it is scheduled. (Players that draw their own random numbers, random and heuristic-easy, do
+depend on the batching.) The pool's slots all advance one ply together: one legal_plays call for
+the pool and one select call per player per ply; a finished game's slot takes the next game at once.
 
 With ``record_plays`` the pool also keeps every ply (one array append per ply, batch-first), and
 ``mat_record(result)`` turns the games into engine/formats/matfile.py's record: a money session with A in
@@ -31,54 +25,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from engine.board import flip, start_position, winner_score
 from engine.formats.matfile import GameRecord, MatchRecord, money_session, move_action, player_names
 from engine.movegen import legal_plays
 
+from model.arena.pool import CubelessGames, MirroredDice, choose_by_player
 from model.players.base import Player
 
 MAX_PLIES = 3000
 """Safety cap on one game's length in plies; a game that reaches it ends with no score and is counted."""
-
-_OPENING_STREAM = np.uint64(1 << 40)  # throw indices of the opening, apart from the turns' throws
-_M1 = np.uint64(0xBF58476D1CE4E5B9)
-_M2 = np.uint64(0x94D049BB133111EB)
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-
-
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64's finaliser: a bijective scramble of 64-bit words."""
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> np.uint64(30))) * _M1
-        x = (x ^ (x >> np.uint64(27))) * _M2
-        return x ^ (x >> np.uint64(31))
-
-
-def throws(seed: int, pair: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """Dice (n, 2) of throw ``index`` in the stream of each ``pair``: a pure function of the three."""
-    pair = np.asarray(pair, dtype=np.uint64)
-    index = np.asarray(index, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        key = _mix(np.uint64(seed & 0xFFFFFFFFFFFFFFFF) * _GOLDEN + np.uint64(1))
-        h = _mix(_mix(key ^ (pair * _GOLDEN)) + index * _M2)
-    dice = np.empty((len(pair), 2), dtype=np.int64)
-    dice[:, 0] = (h % np.uint64(6)).astype(np.int64) + 1
-    dice[:, 1] = ((h // np.uint64(6)) % np.uint64(6)).astype(np.int64) + 1
-    return dice
-
-
-def opening_throws(seed: int, pair: np.ndarray) -> np.ndarray:
-    """The opening throw (n, 2) of each pair: [seat 0's die, seat 1's die], ties thrown again."""
-    pair = np.asarray(pair, dtype=np.int64)
-    out = np.zeros((len(pair), 2), dtype=np.int64)
-    todo = np.ones(len(pair), dtype=bool)
-    attempt = 0
-    while todo.any():
-        dice = throws(seed, pair[todo], np.full(int(todo.sum()), attempt) + _OPENING_STREAM)
-        out[todo] = dice
-        todo[todo] = dice[:, 0] == dice[:, 1]
-        attempt += 1
-    return out
 
 
 @dataclass
@@ -169,9 +123,9 @@ def play_games(player_a: Player, player_b: Player, games: int, seed: int = 0, ba
     for player in (player_a, player_b):
         player.reset()
     started = time.perf_counter()
-    pool = _Pool(game, seed, min(batch, games), games, record_dice, record_plays)
-    while pool.active.any():
-        finished = pool.play_ply(player_a, player_b, max_plies)
+    pool = _Pool(game, seed, min(batch, games), games, max_plies, record_dice, record_plays)
+    while pool.live.any():
+        finished = pool.play_ply(player_a, player_b)
         if progress is not None and finished:
             progress(finished)
     names = (getattr(player_a, "name", "a"), getattr(player_b, "name", "b"))
@@ -194,84 +148,52 @@ def mat_record(result: ArenaResult) -> MatchRecord:
     return money_session(player_names(*result.names), games)
 
 
-class _Pool:
-    """The games in play: one slot per game, refilled with the next game when one ends."""
+class _Pool(CubelessGames):
+    """The games in play (model/arena/pool.py's CubelessGames: a slot per game, numbered by game),
+    their mirrored dice and seats, and every game's outcome."""
 
-    def __init__(self, game: str, seed: int, slots: int, games: int, record_dice: bool,
+    def __init__(self, game: str, seed: int, slots: int, games: int, max_plies: int, record_dice: bool,
                  record_plays: bool = False):
-        self.game, self.seed, self.games = game, seed, games
+        super().__init__(game, slots, games, max_plies)
         self.points = np.zeros(games, dtype=np.int64)
         self.plies_done = np.zeros(games, dtype=np.int64)
         self.capped = np.zeros(games, dtype=bool)
         self.dice_log = [[] for _ in range(games)] if record_dice else None
         self.ply_log: list | None = [] if record_plays else None  # per ply: (game ids, A moved, before, after, dice)
-        self.pos = start_position(game, slots)
-        self.game_id = np.full(slots, -1, dtype=np.int64)
+        self.dice = MirroredDice(seed, slots)
         self.seat = np.zeros(slots, dtype=np.int64)  # seat on roll: 0 or 1
-        self.throw = np.zeros(slots, dtype=np.int64)  # next throw index of the slot's dice stream
-        self.first_dice = np.zeros((slots, 2), dtype=np.int64)  # backgammon's opening dice, to play
-        self.use_first = np.zeros(slots, dtype=bool)
-        self.plies = np.zeros(slots, dtype=np.int64)
-        self.active = np.zeros(slots, dtype=bool)
-        self.next_game = 0
         self._start(np.arange(slots))
 
     def _start(self, slots: np.ndarray) -> None:
         """Begin the next games in ``slots`` (as many as remain): start position, opening throw."""
-        slots = slots[: max(0, self.games - self.next_game)]
-        if not len(slots):
-            return
-        ids = self.next_game + np.arange(len(slots))
-        self.next_game += len(slots)
-        opening = opening_throws(self.seed, ids // 2)
-        self.game_id[slots] = ids
-        self.seat[slots] = np.where(opening[:, 0] > opening[:, 1], 0, 1)
-        self.pos[slots] = start_position(self.game, len(slots))
-        self.throw[slots] = 0
-        self.first_dice[slots] = opening
-        self.use_first[slots] = self.game == "backgammon"
-        self.plies[slots] = 0
-        self.active[slots] = True
+        slots = self.deal(slots)
+        if len(slots):
+            opening = self.dice.open(slots, self.number[slots] // 2, play_opening=self.game == "backgammon")
+            self.seat[slots] = np.where(opening[:, 0] > opening[:, 1], 0, 1)
 
-    def _dice(self, idx: np.ndarray) -> np.ndarray:
-        """The throw each slot in ``idx`` plays now, advancing its stream."""
-        first = self.use_first[idx]
-        dice = throws(self.seed, self.game_id[idx] // 2, self.throw[idx])
-        dice[first] = self.first_dice[idx[first]]
-        self.throw[idx] += ~first
-        self.use_first[idx] = False
-        return dice
-
-    def play_ply(self, player_a: Player, player_b: Player, max_plies: int) -> int:
-        """Every active game plays one turn; returns how many games ended."""
-        idx = np.flatnonzero(self.active)
+    def play_ply(self, player_a: Player, player_b: Player) -> int:
+        """Every live game plays one turn; returns how many games ended."""
+        idx = self.live_slots()
         positions = self.pos[idx]
-        dice = self._dice(idx)
+        dice = self.dice.roll(idx)
         children, parent = legal_plays(self.game, positions, dice)
-        # player A sits in seat 0 in even games and in seat 1 in odd ones
-        a_moves = self.seat[idx] == self.game_id[idx] % 2
-        chosen = np.empty(len(idx), dtype=np.int64)
-        for player, mine in ((player_a, a_moves), (player_b, ~a_moves)):
-            if mine.any():
-                chosen[mine] = _select_subset(player, positions, dice, children, parent, mine)
+        who = self.player(idx, self.seat[idx])  # 0 where A moves, 1 where B does
+        chosen = choose_by_player((player_a, player_b), who, children, parent,
+                                  lambda player, mine, kids, kid_parent:
+                                  player.select(positions[mine], dice[mine], kids, kid_parent))
         after = children[chosen]
+        a_moves = who == 0
         if self.dice_log is not None:
-            for game_id, roll in zip(self.game_id[idx], dice):
+            for game_id, roll in zip(self.number[idx], dice):
                 self.dice_log[game_id].append(tuple(int(d) for d in roll))
         if self.ply_log is not None:
-            self.ply_log.append((self.game_id[idx], a_moves, positions, after, dice))
-        self.plies[idx] += 1
-        score = winner_score(self.game, after)  # the mover's win: 1, 2 or 3; 0 while play goes on
-        won = score > 0
-        capped = ~won & (self.plies[idx] >= max_plies)
-        ended = won | capped
-        ids = self.game_id[idx[ended]]
+            self.ply_log.append((self.number[idx], a_moves, positions, after, dice))
+        score, ended, capped = self.end_turn(idx, after)
+        ids = self.number[idx[ended]]
         self.points[ids] = np.where(a_moves[ended], score[ended], -score[ended])
         self.plies_done[ids] = self.plies[idx[ended]]
         self.capped[ids] = capped[ended]
-        self.pos[idx] = flip(self.game, after)
         self.seat[idx] ^= 1
-        self.active[idx[ended]] = False
         self._start(idx[ended])
         return int(ended.sum())
 
@@ -283,14 +205,6 @@ class _Pool:
             return None
         ids, a_moved, before, after, dice = (np.concatenate(column) for column in zip(*self.ply_log))
         order = np.argsort(ids, kind="stable")  # stable: each game's plies stay in play order
-        cuts = np.cumsum(np.bincount(ids, minlength=self.games))[:-1]
+        cuts = np.cumsum(np.bincount(ids, minlength=self.total))[:-1]
         return list(zip(*(np.split(column[order], cuts) for column in (a_moved, before, after, dice))))
 
-
-def _select_subset(player: Player, positions, dice, children, parent, mine: np.ndarray) -> np.ndarray:
-    """Indices into ``children`` of ``player``'s plays for the positions where ``mine`` is True."""
-    keep = mine[parent]
-    renumber = np.cumsum(mine) - 1  # old position index -> index among the player's positions
-    rows = np.flatnonzero(keep)
-    picked = player.select(positions[mine], dice[mine], children[keep], renumber[parent[keep]])
-    return rows[picked]

@@ -6,8 +6,9 @@ The two halves talk through plain arrays, so they can live in different processe
     batch = actor.play(min_samples)          # Experience: positions (N, 28) int8, targets (N, K)
     metrics = learner.update(batch.positions, batch.targets)
 
-The actor keeps ``games`` games in flight at once; every ply is one legal_plays call and one network
-call for all of them, and a finished game's slot starts a new game at once. A game's positions are
+The actor keeps ``games`` games in flight at once (model/arena/pool.py's ``CubelessGames``, dealt
+games without end); every ply is one legal_plays call and one network call for all of them, and a
+finished game's slot starts a new game at once. A game's positions are
 recorded as the side on roll sees them after each play (x_0, x_1, ..., x_T), with the value V(x_t)
 the network gave them when the play was chosen (the final one is the exact result). Targets are
 the offline lambda-returns, computed backwards once the game ends:
@@ -26,14 +27,15 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from engine.board import CHECKERS, OFF, flip, start_position, winner_score
+from engine.board import flip
 from engine.movegen import legal_plays
 
+from model.arena.pool import CubelessGames
 from model.net.equity import cubeless_equity, flip_probs
 from model.net.features import encode
 from model.net.network import OutcomeNet
 from model.players.net_player import child_probabilities
-from model.players.base import group_argmax
+from model.players.base import group_argmax, group_starts
 
 
 @dataclass
@@ -53,7 +55,8 @@ def opening_dice(game: str, rng: np.random.Generator, n: int) -> np.ndarray:
 
     Backgammon: each side throws one die, ties are thrown again, the higher plays the two dice
     thrown, so the first roll is never a double and every non-double is equally likely.
-    Long nardi: the winner of the single-die throw throws both dice afresh: any roll.
+    Long nardi: the winner of the single-die throw throws both dice afresh: any roll. (The arenas
+    throw the same openings from their mirrored dice streams: model/arena/pool.py.)
     """
     if game == "nardi":
         return rng.integers(1, 7, (n, 2))
@@ -97,8 +100,8 @@ class SelfPlayActor:
         self.max_plies = max_plies
         self.n = games
         k = net.config.outputs
-        self.pos = start_position(self.game, games)
-        self.ply = np.zeros(games, dtype=np.int64)  # plies played in each slot's current game
+        self.table = CubelessGames(self.game, games, None, max_plies)  # games dealt without end
+        self.table.deal(np.arange(games))
         self.hist_pos = np.zeros((max_plies, games, 28), dtype=np.int8)
         self.hist_val = np.zeros((max_plies, games, k), dtype=np.float32)
 
@@ -108,23 +111,22 @@ class SelfPlayActor:
     def _step(self) -> np.ndarray:
         """Play one ply in every slot; return the chosen children (mover's view)."""
         dice = self.rng.integers(1, 7, (self.n, 2))
-        opening = self.ply == 0
+        opening = self.table.plies == 0
         if opening.any():
             dice[opening] = opening_dice(self.game, self.rng, int(opening.sum()))
-        children, parent = legal_plays(self.game, self.pos, dice)
+        children, parent = legal_plays(self.game, self.table.pos, dice)
         probs = child_probabilities(self.net, children, self.device)
         pick = group_argmax(cubeless_equity(self.game, probs), parent, self.n)
         if self.explore > 0:
             wander = self.rng.random(self.n) < self.explore
             if wander.any():
-                count = np.bincount(parent, minlength=self.n)
-                start = np.cumsum(count) - count
+                start, count = group_starts(parent, self.n)
                 rand = start + (self.rng.random(self.n) * count).astype(np.int64)
                 pick = np.where(wander, rand, pick)
         chosen = children[pick]
         after = flip(self.game, chosen)  # x_t: the next side on roll
         slot = np.arange(self.n)
-        t = self.ply
+        t = self.table.plies
         self.hist_pos[t, slot] = after
         self.hist_val[t, slot] = flip_probs(self.game, probs[pick])
         return chosen
@@ -133,29 +135,27 @@ class SelfPlayActor:
         """Play until at least ``min_samples`` positions of finished games are collected."""
         pos_out, tgt_out, results = [], [], []
         samples = plies = games = cut = 0
+        every = np.arange(self.n)
         while samples < min_samples:
             chosen = self._step()
             plies += self.n
-            self.ply += 1
-            over = chosen[:, OFF] == CHECKERS
-            capped = ~over & (self.ply >= self.max_plies)
-            ended = np.flatnonzero(over | capped)
-            if len(ended):
-                lengths = self.ply[ended]
-                width = int(lengths.max())
-                vals = self.hist_val[:width, ended].transpose(1, 0, 2)  # (G, L, K)
-                rets = lambda_returns(self.game, vals, lengths, self.lam)
-                keep = np.arange(width)[None, :] < (lengths - 1)[:, None]  # x_T itself is exact
-                pos_out.append(self.hist_pos[:width, ended].transpose(1, 0, 2)[keep])
-                tgt_out.append(rets[keep])
-                samples += int(keep.sum())
-                results.append(winner_score(self.game, chosen[ended[over[ended]]]))
-                games += int(over.sum())
-                cut += int(capped.sum())
-                self.pos[ended] = start_position(self.game, len(ended))
-                self.ply[ended] = 0
-            live = np.flatnonzero(~(over | capped))
-            self.pos[live] = flip(self.game, chosen[live])
+            score, ended, capped = self.table.end_turn(every, chosen)
+            if not ended.any():
+                continue
+            slots = np.flatnonzero(ended)
+            lengths = self.table.plies[slots]
+            width = int(lengths.max())
+            vals = self.hist_val[:width, slots].transpose(1, 0, 2)  # (G, L, K)
+            rets = lambda_returns(self.game, vals, lengths, self.lam)
+            keep = np.arange(width)[None, :] < (lengths - 1)[:, None]  # x_T itself is exact
+            pos_out.append(self.hist_pos[:width, slots].transpose(1, 0, 2)[keep])
+            tgt_out.append(rets[keep])
+            samples += int(keep.sum())
+            won = score > 0
+            results.append(score[won])
+            games += int(won.sum())
+            cut += int(capped.sum())
+            self.table.deal(slots)
         return Experience(np.concatenate(pos_out), np.concatenate(tgt_out).astype(np.float32),
                           games, plies, np.concatenate(results).astype(np.int8), cut)
 

@@ -1,4 +1,4 @@
-"""The arena: counter-based dice, mirrored pairs, batch independence, the cap, the pair-based statistics."""
+"""The cubeless arena: mirrored pairs, openings, batch independence, the cap, the pair-based statistics."""
 
 from __future__ import annotations
 
@@ -9,36 +9,12 @@ import pytest
 
 from engine.board import winner_score
 from engine.formats.matfile import format_mat, read_mat
-from model.arena.cubeless import ArenaResult, mat_record, opening_throws, play_games, throws
+from model.arena.cubeless import ArenaResult, mat_record, play_games
+from model.arena.pool import opening_throws, throws
 from model.players.heuristic import HeuristicPlayer
 from model.players.base import RandomPlayer
 from model.players.pubeval import PubevalPlayer
 from tests.helpers import replay
-
-
-def test_dice_are_a_pure_function_of_seed_pair_and_index():
-    """The same (seed, pair, index) always throws the same dice; other seeds or pairs throw others."""
-    pair, index = np.repeat(np.arange(50), 20), np.tile(np.arange(20), 50)
-    first = throws(3, pair, index)
-    np.testing.assert_array_equal(first, throws(3, pair, index))
-    np.testing.assert_array_equal(first[::7], throws(3, pair[::7], index[::7]))  # no hidden state
-    assert (first != throws(4, pair, index)).any(axis=1).mean() > 0.9
-    assert (first != throws(3, pair + 1000, index)).any(axis=1).mean() > 0.9
-
-
-def test_dice_are_fair():
-    """All 36 ordered throws come up about equally often (chi-square far below its 0.1% point, 67)."""
-    dice = throws(11, np.arange(36_000) // 100, np.arange(36_000) % 100)
-    counts = np.bincount((dice[:, 0] - 1) * 6 + dice[:, 1] - 1, minlength=36)
-    chi2 = ((counts - 1000) ** 2 / 1000).sum()
-    assert dice.min() == 1 and dice.max() == 6 and chi2 < 67
-
-
-def test_opening_throws_never_tie():
-    """Each seat throws one die; ties are thrown again."""
-    opening = opening_throws(5, np.arange(5000))
-    assert (opening[:, 0] != opening[:, 1]).all()
-    assert 0.45 < (opening[:, 0] > opening[:, 1]).mean() < 0.55
 
 
 @pytest.mark.parametrize("game", ["backgammon", "nardi"])
