@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import BAR, CHECKERS, HEAD, NUM_SLOTS, OFF, OPP_BAR, POINTS, check_game
-from engine.rules import first_turn_default, single_die_moves, six_in_a_row_violations
+from engine.rules import head_limits, heads_left, single_die_moves, six_in_a_row_violations
 
 _HASH = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93],
@@ -93,27 +93,6 @@ def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndar
     return children, rows, sources
 
 
-def _head_left(game: str, head_limit: np.ndarray, start_heads: np.ndarray, now: np.ndarray) -> np.ndarray:
-    """How many more checkers may leave the head: the turn's limit less those that already left
-    (``start_heads`` the head counts at the start of the turn, ``now`` the positions reached)."""
-    if game != "nardi":
-        return head_limit
-    return head_limit - (start_heads - now[:, HEAD])
-
-
-def _head_limits(game: str, positions: np.ndarray, dice: np.ndarray, first_turn) -> np.ndarray:
-    """How many checkers may leave the head this turn: 1, or 2 on a first turn with 6-6, 4-4 or 3-3."""
-    n = len(positions)
-    if game != "nardi":
-        return np.full(n, 4, dtype=np.int8)
-    if first_turn is None:
-        first = first_turn_default(positions)
-    else:
-        first = np.broadcast_to(np.asarray(first_turn, dtype=bool), (n,))
-    special = (dice[:, 0] == dice[:, 1]) & np.isin(dice[:, 0], (3, 4, 6))
-    return np.where(first & special, 2, 1).astype(np.int8)
-
-
 def _final_ok(game: str, children: np.ndarray) -> np.ndarray:
     """Rule 1: which final positions may stand (long nardi's six-in-a-row rule)."""
     if game != "nardi":
@@ -136,7 +115,7 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
         raise ValueError("dice must have shape (B, 2) with values 1..6")
     if len(positions) == 0:
         return positions.copy(), np.zeros(0, dtype=np.int64)
-    head_limit = _head_limits(game, positions, dice, first_turn)
+    head_limit = head_limits(game, positions, dice, first_turn)
     is_double = dice[:, 0] == dice[:, 1]
     kids, par = [], []
     for select, generate in ((~is_double, _non_doubles), (is_double, _doubles)):
@@ -181,12 +160,12 @@ def _non_doubles(game, positions, dice, head_limit):
     high1, high1_par, high1_src = _step(game, positions, high, head_limit)
     high_at_start = np.zeros((n, 25), dtype=bool)
     high_at_start[high1_par, high1_src] = True
-    left = _head_left(game, head_limit[high1_par], heads[high1_par], high1)
+    left = heads_left(game, head_limit[high1_par], heads[high1_par], high1)
     both_a, rows, _ = _step(game, high1, low[high1_par], left)
     par_a = high1_par[rows]
     # low die first, then high only where the high move is new
     low1, low1_par, _ = _step(game, positions, low, head_limit)
-    left = _head_left(game, head_limit[low1_par], heads[low1_par], low1)
+    left = heads_left(game, head_limit[low1_par], heads[low1_par], low1)
     both_b, rows, _ = _step(game, low1, high[low1_par], left, ~high_at_start[low1_par])
     par_b = low1_par[rows]
     kids = np.concatenate([both_a, both_b])
@@ -231,7 +210,7 @@ def _doubles(game, positions, dice, head_limit):
     best_depth = np.zeros(n, dtype=np.int8)
     finals = []  # (depth, children, parent) of each level, filtered by rule 1
     for depth in range(1, 5):
-        left = _head_left(game, head_limit[level_par], heads[level_par], level_kids)
+        left = heads_left(game, head_limit[level_par], heads[level_par], level_kids)
         allowed = _SOURCE_SLOTS[None, :] <= level_top[:, None]
         kids, rows, sources = _step(game, level_kids, die[level_par], left, allowed)
         if len(kids) == 0:
