@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import BAR, CHECKERS, HEAD, NUM_SLOTS, OFF, OPP_BAR, POINTS, check_game
-from engine.rules import first_turn_default, single_die_moves, six_in_a_row_violations
+from engine.rules import head_limits, heads_left, single_die_moves, six_in_a_row_violations
 
 _HASH = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93],
@@ -37,8 +37,13 @@ _HASH = np.array(
 )
 
 
-def _dedupe(children: np.ndarray, parent: np.ndarray):
+def _dedupe(children: np.ndarray, parent: np.ndarray, trail=None):
     """Keep the first occurrence of each distinct (parent, position) pair, in their original order.
+
+    ``trail`` (n, 4, 2), if given, holds the (source, die) steps that led to each row; each kept child
+    gets the greatest of its duplicates' trails, compared step by step, die first, then source (the
+    higher die first, then the highest source): the first a search over dice high to low and sources
+    from the bar down finds, whatever order the generator met them in.
 
     Rows are packed with their parent index into four 64-bit words and hashed; rows whose hashes
     are equal are then compared in full, so the result is exact (a real 64-bit collision falls back
@@ -46,7 +51,7 @@ def _dedupe(children: np.ndarray, parent: np.ndarray):
     """
     n = len(children)
     if n <= 1:
-        return children, parent
+        return children, parent, trail
     packed = np.empty((n, 32), dtype=np.uint8)
     packed[:, :NUM_SLOTS] = children.view(np.uint8)
     packed[:, NUM_SLOTS:] = parent.astype("<u4").view(np.uint8).reshape(n, 4)
@@ -67,8 +72,18 @@ def _dedupe(children: np.ndarray, parent: np.ndarray):
         rows = words[order]
         same = (rows[1:] == rows[:-1]).all(axis=1)
     starts = np.flatnonzero(np.concatenate([[True], ~same]))
-    keep = np.sort(np.minimum.reduceat(order, starts))  # the first occurrence of each distinct row
-    return children[keep], parent[keep]
+    if len(starts) == n:  # no duplicates
+        return children, parent, trail
+    first = np.minimum.reduceat(order, starts)  # the first occurrence of each distinct row
+    by_first = np.argsort(first)
+    keep = first[by_first]
+    if trail is None:
+        return children[keep], parent[keep], None
+    step_rank = trail[:, :, 1].astype(np.int64) * 32 + trail[:, :, 0]  # (n, 4), die then source
+    rank = ((step_rank[:, 0] * 256 + step_rank[:, 1]) * 256 + step_rank[:, 2]) * 256 + step_rank[:, 3]
+    group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))  # of each entry of order
+    best = order[np.lexsort((-rank[order], group))][starts]  # per group, the greatest trail
+    return children[keep], parent[keep], trail[best[by_first]]
 
 
 def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray,
@@ -93,25 +108,15 @@ def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndar
     return children, rows, sources
 
 
-def _head_left(game: str, head_limit: np.ndarray, start_heads: np.ndarray, now: np.ndarray) -> np.ndarray:
-    """How many more checkers may leave the head: the turn's limit less those that already left
-    (``start_heads`` the head counts at the start of the turn, ``now`` the positions reached)."""
-    if game != "nardi":
-        return head_limit
-    return head_limit - (start_heads - now[:, HEAD])
-
-
-def _head_limits(game: str, positions: np.ndarray, dice: np.ndarray, first_turn) -> np.ndarray:
-    """How many checkers may leave the head this turn: 1, or 2 on a first turn with 6-6, 4-4 or 3-3."""
-    n = len(positions)
-    if game != "nardi":
-        return np.full(n, 4, dtype=np.int8)
-    if first_turn is None:
-        first = first_turn_default(positions)
-    else:
-        first = np.broadcast_to(np.asarray(first_turn, dtype=bool), (n,))
-    special = (dice[:, 0] == dice[:, 1]) & np.isin(dice[:, 0], (3, 4, 6))
-    return np.where(first & special, 2, 1).astype(np.int8)
+def _record(trail, rows, sources, dice, depth: int):
+    """The trails of ``_step``'s children: their parents' trails (rows ``rows``) with the step just
+    taken, (source point 1..25, die), written at ``depth``; None when steps are not being recorded."""
+    if trail is None:
+        return None
+    out = trail[rows]
+    out[:, depth, 0] = sources + 1
+    out[:, depth, 1] = dice
+    return out
 
 
 def _final_ok(game: str, children: np.ndarray) -> np.ndarray:
@@ -121,11 +126,17 @@ def _final_ok(game: str, children: np.ndarray) -> np.ndarray:
     return ~six_in_a_row_violations(children)
 
 
-def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=None):
+def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=None,
+                with_steps: bool = False):
     """All distinct results of legal full plays: (children[N, 28] int8, parent[N] int64), by parent.
 
     positions: (B, 28) int8 in the mover's frame; dice: (B, 2) ints 1..6 in any order.
     first_turn: long nardi only, bool or (B,) bools; None means "all 15 checkers on the head".
+    with_steps: also return steps[N, 4, 2] int8, for each child the single-checker steps of the play
+    the generator took to reach it, in the order taken, each step a (source point 1..25, 25 = bar,
+    die) pair; rows past the play's last step are (0, 0), and a pass has none. Each step is a legal
+    move of the position the steps before it leave (a non-double's higher die first whenever that
+    order reaches the child, a double's sources never rising).
     """
     check_game(game)
     positions = np.ascontiguousarray(positions, dtype=np.int8)
@@ -135,34 +146,41 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
     if dice.shape != (len(positions), 2) or dice.min(initial=1) < 1 or dice.max(initial=6) > 6:
         raise ValueError("dice must have shape (B, 2) with values 1..6")
     if len(positions) == 0:
-        return positions.copy(), np.zeros(0, dtype=np.int64)
-    head_limit = _head_limits(game, positions, dice, first_turn)
+        empty = positions.copy(), np.zeros(0, dtype=np.int64)
+        return (*empty, np.zeros((0, 4, 2), dtype=np.int8)) if with_steps else empty
+    limits = head_limits(game, positions, dice, first_turn)
     is_double = dice[:, 0] == dice[:, 1]
-    kids, par = [], []
+    kids, par, trails = [], [], []
     for select, generate in ((~is_double, _non_doubles), (is_double, _doubles)):
         idx = np.flatnonzero(select)
         if len(idx):
-            children, parent = generate(game, positions[idx], dice[idx], head_limit[idx])
+            trail = np.zeros((len(idx), 4, 2), dtype=np.int8) if with_steps else None
+            children, parent, trail = generate(game, positions[idx], dice[idx], limits[idx], trail)
             kids.append(children)
             par.append(idx[parent])
+            trails.append(trail)
     children = np.concatenate(kids)
     parent = np.concatenate(par)
     order = np.argsort(parent, kind="stable")
+    if with_steps:
+        return children[order], parent[order], np.concatenate(trails)[order]
     return children[order], parent[order]
 
 
-def _with_passes(positions, children, parent, n):
-    """Give every parent with no child a single child: itself (the turn passes)."""
+def _with_passes(positions, children, parent, n, trail):
+    """Give every parent with no child a single child: itself (the turn passes), with no steps."""
     has_child = np.zeros(n, dtype=bool)
     has_child[parent] = True
     missing = np.flatnonzero(~has_child)
     if len(missing):
         children = np.concatenate([children, positions[missing]])
         parent = np.concatenate([parent, missing])
-    return children, parent
+        if trail is not None:
+            trail = np.concatenate([trail, np.zeros((len(missing), 4, 2), dtype=np.int8)])
+    return children, parent, trail
 
 
-def _non_doubles(game, positions, dice, head_limit):
+def _non_doubles(game, positions, dice, head_limit, trail):
     """Plays of non-doubles: both orders of the two dice, then the one-die fallbacks.
 
     The low-then-high order skips a high move that was already legal at the start: such a
@@ -172,6 +190,7 @@ def _non_doubles(game, positions, dice, head_limit):
     only empties its own source (if B left s, A is another checker of s, so s had two). So only
     the sequences the first move makes possible are expanded: the same checker moving on, a bar
     checker entering first, bearing off once all are home or from a new highest point.
+    ``trail`` (n, 4, 2) or None: the steps are recorded in it (see ``legal_plays``' with_steps).
     """
     n = len(positions)
     high = dice.max(axis=1)
@@ -179,23 +198,30 @@ def _non_doubles(game, positions, dice, head_limit):
     heads = positions[:, HEAD]
     # high die first, then low
     high1, high1_par, high1_src = _step(game, positions, high, head_limit)
+    high1_trail = _record(trail, high1_par, high1_src, high[high1_par], 0)
     high_at_start = np.zeros((n, 25), dtype=bool)
     high_at_start[high1_par, high1_src] = True
-    left = _head_left(game, head_limit[high1_par], heads[high1_par], high1)
-    both_a, rows, _ = _step(game, high1, low[high1_par], left)
+    left = heads_left(game, head_limit[high1_par], heads[high1_par], high1)
+    both_a, rows, src = _step(game, high1, low[high1_par], left)
     par_a = high1_par[rows]
+    trail_a = _record(high1_trail, rows, src, low[par_a], 1)
     # low die first, then high only where the high move is new
-    low1, low1_par, _ = _step(game, positions, low, head_limit)
-    left = _head_left(game, head_limit[low1_par], heads[low1_par], low1)
-    both_b, rows, _ = _step(game, low1, high[low1_par], left, ~high_at_start[low1_par])
+    low1, low1_par, low1_src = _step(game, positions, low, head_limit)
+    low1_trail = _record(trail, low1_par, low1_src, low[low1_par], 0)
+    left = heads_left(game, head_limit[low1_par], heads[low1_par], low1)
+    both_b, rows, src = _step(game, low1, high[low1_par], left, ~high_at_start[low1_par])
     par_b = low1_par[rows]
+    trail_b = _record(low1_trail, rows, src, high[par_b], 1)
     kids = np.concatenate([both_a, both_b])
     par = np.concatenate([par_a, par_b])
     ok = _final_ok(game, kids)
-    kids, par = _dedupe(kids[ok], par[ok])
+    two_trail = None if trail is None else np.concatenate([trail_a, trail_b])[ok]
+    kids, par, two_trail = _dedupe(kids[ok], par[ok], two_trail)
     # Parents where no two-dice play survives fall back to one die, the higher one if possible.
     need = np.ones(n, dtype=bool)
     need[par] = False
+    if not need.any():
+        return kids, par, two_trail
     one_kids = np.concatenate([high1, low1])
     one_par = np.concatenate([high1_par, low1_par])
     one_high = np.concatenate([np.ones(len(high1), bool), np.zeros(len(low1), bool)])
@@ -204,16 +230,19 @@ def _non_doubles(game, positions, dice, head_limit):
     has_high = np.zeros(n, dtype=bool)
     has_high[one_par[one_high]] = True
     keep = one_high | ~has_high[one_par]
-    one_kids, one_par = _dedupe(one_kids[keep], one_par[keep])
+    one_trail = None if trail is None else np.concatenate([high1_trail, low1_trail])[take][keep]
+    one_kids, one_par, one_trail = _dedupe(one_kids[keep], one_par[keep], one_trail)
     kids = np.concatenate([kids, one_kids])
     par = np.concatenate([par, one_par])
-    return _with_passes(positions, kids, par, n)
+    if trail is not None:
+        trail = np.concatenate([two_trail, one_trail])
+    return _with_passes(positions, kids, par, n, trail)
 
 
 _SOURCE_SLOTS = np.arange(25)
 
 
-def _doubles(game, positions, dice, head_limit):
+def _doubles(game, positions, dice, head_limit, trail):
     """Plays of doubles: up to four steps of the die, keeping for each parent the deepest legal ones.
 
     Only sequences whose sources never rise (bar = slot 24 highest) are expanded: any legal
@@ -222,36 +251,41 @@ def _doubles(game, positions, dice, head_limit):
     home past it, lower the highest point below it, or fill its source) and, moved ahead, the
     higher move leaves the lower one legal (a move never closes a point to its own side, and the
     lower checker bore off "from the highest point" only if nothing stood higher).
+    ``trail`` (n, 4, 2) or None: the steps are recorded in it (see ``legal_plays``' with_steps).
     """
     n = len(positions)
     die = dice[:, 0]
     heads = positions[:, HEAD]
-    level_kids, level_par = positions, np.arange(n)
+    level_kids, level_par, level_trail = positions, np.arange(n), trail
     level_top = np.full(n, 24)  # the highest source the next move may use
     best_depth = np.zeros(n, dtype=np.int8)
-    finals = []  # (depth, children, parent) of each level, filtered by rule 1
+    finals = []  # (depth, children, parent, trail) of each level, filtered by rule 1
     for depth in range(1, 5):
-        left = _head_left(game, head_limit[level_par], heads[level_par], level_kids)
+        left = heads_left(game, head_limit[level_par], heads[level_par], level_kids)
         allowed = _SOURCE_SLOTS[None, :] <= level_top[:, None]
         kids, rows, sources = _step(game, level_kids, die[level_par], left, allowed)
         if len(kids) == 0:
             break
         par = level_par[rows]
+        level_trail = _record(level_trail, rows, sources, die[par], depth - 1)
         ok = _final_ok(game, kids)
         if ok.any():
             best_depth[par[ok]] = depth
-            finals.append((depth, kids[ok], par[ok]))
+            finals.append((depth, kids[ok], par[ok], None if trail is None else level_trail[ok]))
         level_kids, level_par, level_top = kids, par, sources
-    out_kids, out_par = [], []
-    for depth, kids, par in finals:
+    out_kids, out_par, out_trail = [], [], []
+    for depth, kids, par, steps in finals:
         keep = best_depth[par] == depth
         out_kids.append(kids[keep])
         out_par.append(par[keep])
+        out_trail.append(None if steps is None else steps[keep])
     if out_kids:
-        kids, par = _dedupe(np.concatenate(out_kids), np.concatenate(out_par))
+        kids, par, trail = _dedupe(np.concatenate(out_kids), np.concatenate(out_par),
+                                   None if trail is None else np.concatenate(out_trail))
     else:
         kids, par = positions[:0], np.zeros(0, dtype=np.int64)
-    return _with_passes(positions, kids, par, n)
+        trail = None if trail is None else trail[:0]
+    return _with_passes(positions, kids, par, n, trail)
 
 
 def count_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=None) -> np.ndarray:

@@ -1,10 +1,11 @@
 """Move notation of both games, out (gnubg style) and in (every form docs/FORMATS.md lists).
 
-A play is rebuilt at the edge from (before, after, dice): a small scalar search over the dice finds
-a sequence of single-checker steps that leads from one to the other. Points are the mover's numbers,
-1..24; the bar is 25 as a source, "off" is 0 as a destination.
+Notation keeps no rules: the legal plays and the steps taken to each are engine.movegen's
+(``legal_plays(..., with_steps=True)``: a non-double's higher die first whenever that order reaches
+the play, a double's sources never rising), a single move's legality is engine.rules'. Points are
+the mover's numbers, 1..24; the bar is 25 as a source, "off" is 0 as a destination.
 
-Out, as gnubg writes it (checked against gnubg 1.07, see tests/test_notation.py):
+Out, as gnubg writes it (checked against gnubg 1.07, see tests/engine/test_notation.py):
   * one step per die ``13/7``, ``bar/22``, ``6/off``; ``*`` after a point where an opponent blot
     stood before the play (a hit);
   * steps sorted from the highest starting point down; a step that starts where an earlier one
@@ -13,12 +14,14 @@ Out, as gnubg writes it (checked against gnubg 1.07, see tests/test_notation.py)
   * identical moves once with a count: ``8/5(2)``;
   * the empty play (no die can be used) is ``""`` (gnubg prints nothing; the ``plays`` command and
     the FIBS protocol use that); ``NO_PLAY`` = "(no play)" is the form for people to read.
-``steps`` gives the same play one step per die in an order it can be played, as gnubg's external
-player protocol needs (gnubg applies the steps as given and hits only at each step's destination).
+``steps`` gives the play one step per die in the generator's order, each legal where it is taken, as
+gnubg's external player protocol needs (it applies the steps as given, hitting at each destination).
 
 In: ``parse_play`` reads all those forms (case-insensitive, stars optional, ``b``/``bar``,
-``o``/``off``, ``25`` = bar, ``0`` = off, chains, counts), plays the steps and accepts the result only
-if it is one of ``legal_plays``' children for the roll; otherwise it raises with the reason.
+``o``/``off``, ``25`` = bar, ``0`` = off, chains, counts), gives the legs dice, plays the steps one
+by one (each allowed by ``engine.rules.single_die_moves``, moved by a plain helper) and accepts the
+result only if it is one of ``legal_plays``' children. Otherwise the reason is the engine.rules
+predicate that refuses a step, or how the play falls short of the legal ones.
 """
 
 from __future__ import annotations
@@ -28,10 +31,11 @@ from itertools import pairwise, permutations
 
 import numpy as np
 
-from engine.board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, check_game, validate
+from engine.board import BAR, HEAD, OFF, OPP_BAR, check_game, validate
 from engine.errors import FormatError, IllegalPlayError
 from engine.movegen import legal_plays
-from engine.rules import six_in_a_row_violations
+from engine.rules import all_home, bar_first, head_limits, head_open, heads_left, may_bear_off, open_landing
+from engine.rules import single_die_moves, six_in_a_row_violations
 
 NO_PLAY = "(no play)"
 """The empty play written for people; ``format_play`` returns "" for it (gnubg prints nothing)."""
@@ -46,93 +50,21 @@ class _Refused(Exception):
     """A single step the rules refuse, with the reason."""
 
 
-# ----------------------------------------------------------------------------------------------
-# scalar steps
-
-
 def _point_name(point: int) -> str:
     return "bar" if point == BAR_POINT else "off" if point == OFF_POINT else str(point)
 
 
-def head_limit(game: str, position, dice, first_turn: bool | None = None) -> int:
-    """How many checkers may leave the head this turn (long nardi): "at most one ... in that turn
-    [the first, all 15 on the head], with 6-6, 4-4 or 3-3, two checkers may leave". 4 in backgammon."""
-    if game != "nardi":
-        return 4
-    first = position[HEAD] == CHECKERS if first_turn is None else bool(first_turn)
-    return 2 if first and dice[0] == dice[1] and dice[0] in (3, 4, 6) else 1
+def _generated(game: str, before, dice, first_turn: bool | None) -> dict[bytes, tuple[tuple[int, int], ...]]:
+    """Every legal play of the roll: child -> the (source, die) steps the move generator took to it."""
+    before = np.asarray(before, np.int8)
+    roll = np.array([[int(dice[0]), int(dice[1])]])
+    children, _, trail = legal_plays(game, before[None], roll, first_turn, with_steps=True)
+    return {bytes(kid): tuple((s, d) for s, d in taken if s) for kid, taken in zip(children, trail.tolist())}
 
 
-def _all_home(pos: list[int]) -> bool:
-    return pos[BAR] == 0 and all(v <= 0 for v in pos[6:24])
-
-
-def _play_step(game: str, pos: list[int], source: int, die: int, head_left: int) -> tuple[list[int], bool]:
-    """(new position, hit) after moving one checker from ``source`` by ``die``; _Refused says why not."""
-    if source == BAR_POINT:
-        if game == "nardi":
-            raise _Refused("long nardi has no bar")
-        if pos[BAR] == 0:
-            raise _Refused("no checker on the bar")
-    else:
-        if game == "backgammon" and pos[BAR] > 0:
-            raise _Refused("a checker on the bar must enter first")
-        if pos[source - 1] <= 0:
-            raise _Refused(f"no checker on {source}")
-        if game == "nardi" and source == HEAD + 1 and head_left <= 0:
-            raise _Refused("no more checkers may leave the head (24) this turn")
-    dest = source - die
-    new = list(pos)
-    new[BAR if source == BAR_POINT else source - 1] -= 1
-    if dest >= 1:
-        there = pos[dest - 1]
-        if there < 0 and (game == "nardi" or there < -1):
-            raise _Refused(f"point {dest} is closed")
-        hit = there == -1 and game == "backgammon"
-        new[dest - 1] = 1 if hit else there + 1
-        new[OPP_BAR] += hit
-        return new, hit
-    if not _all_home(pos):
-        raise _Refused(f"{_point_name(source)}/off: bearing off needs every checker in the home board")
-    if dest < 0 and any(v > 0 for v in pos[source:6]):
-        raise _Refused(f"{source}/off: a {die} bears off from {source} only when no checker stands higher")
-    new[OFF] += 1
-    return new, False
-
-
-def _all_sequences(game: str, before, dice, first_turn: bool | None) -> dict[bytes, tuple[Step, ...]]:
-    """Every position a sequence of single steps of the roll reaches, with the longest such sequence
-    (the first found among equally long ones: dice high first, sources from the highest down)."""
-    start = [int(v) for v in before]
-    limit = head_limit(game, start, dice, first_turn)
-    dice_left = tuple(
-        sorted((int(dice[0]),) * 4 if dice[0] == dice[1] else (int(dice[0]), int(dice[1])), reverse=True)
-    )
-    best: dict[bytes, tuple[Step, ...]] = {bytes(np.array(start, np.int8)): ()}
-    seen = set()
-
-    def visit(pos: list[int], left: tuple[int, ...], seq: tuple[Step, ...]) -> None:
-        for i, die in enumerate(left):
-            if die in left[:i]:
-                continue
-            rest = left[:i] + left[i + 1 :]
-            head_left = limit - (start[HEAD] - pos[HEAD])
-            for source in range(BAR_POINT, 0, -1):
-                try:
-                    new, _ = _play_step(game, pos, source, die, head_left)
-                except _Refused:
-                    continue
-                key = bytes(np.array(new, np.int8))
-                if (key, rest) in seen:
-                    continue
-                seen.add((key, rest))
-                step_seq = seq + ((source, max(source - die, OFF_POINT)),)
-                if len(step_seq) > len(best.get(key, ())):
-                    best[key] = step_seq
-                visit(new, rest, step_seq)
-
-    visit(start, dice_left, ())
-    return best
+def _as_steps(taken) -> tuple[Step, ...]:
+    """(source, die) steps as (source, destination) steps, a die past the last point going off."""
+    return tuple((s, max(s - d, OFF_POINT)) for s, d in taken)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -185,16 +117,16 @@ def group_steps(game: str, before, step_list) -> str:
 
 
 def play_steps(game: str, before, after, dice, first_turn: bool | None = None) -> tuple[Step, ...]:
-    """The single steps, in an order they can be played, of a play from ``before`` to ``after``.
+    """The single steps, in an order they can be played, of a play from ``before`` to ``after``:
+    those the move generator took to reach it.
 
-    ``after`` must be reachable with the roll (ValueError otherwise); () for the empty play.
+    ``after`` must be a legal play of the roll (ValueError otherwise); () for the empty play.
     """
     check_game(game)
-    before, after = np.asarray(before, np.int8), np.asarray(after, np.int8)
-    found = _all_sequences(game, before, dice, first_turn).get(bytes(after))
+    found = _generated(game, before, dice, first_turn).get(bytes(np.asarray(after, np.int8)))
     if found is None:
         raise ValueError(f"no play of {dice[0]}-{dice[1]} leads from the first position to the second")
-    return found
+    return _as_steps(found)
 
 
 def format_play(game: str, before, after, dice, first_turn: bool | None = None) -> str:
@@ -210,15 +142,15 @@ def steps(game: str, before, after, dice, first_turn: bool | None = None) -> str
 
 
 def format_plays(game: str, position, dice, children, first_turn: bool | None = None) -> list[str]:
-    """Notation of every child of one position (one search for all of them)."""
+    """Notation of every child of one position (one call of the move generator for all of them)."""
     check_game(game)
-    found = _all_sequences(game, np.asarray(position, np.int8), dice, first_turn)
+    found = _generated(game, position, dice, first_turn)
     out = []
     for child in np.asarray(children, np.int8):
         seq = found.get(bytes(child))
         if seq is None:
             raise ValueError(f"a child is not reachable from its position with {dice[0]}-{dice[1]}")
-        out.append(group_steps(game, np.asarray(position), seq))
+        out.append(group_steps(game, np.asarray(position), _as_steps(seq)))
     return out
 
 
@@ -332,26 +264,66 @@ def _leg_shortfall(legs, roll: tuple[int, ...], dice_text: str) -> str:
     return f"the moves do not fit the roll {dice_text}"
 
 
-def _run(game: str, pos: list[int], order, limit: int) -> tuple[list[int], set[int]]:
-    """Play (source, die, ...) steps in order; returns (position, points hit) or raises _Refused."""
-    head0 = pos[HEAD]
-    hits = set()
+def _move(pos: np.ndarray, source: int, dest: int) -> tuple[np.ndarray, bool]:
+    """One checker from ``source`` to ``dest`` (0 = off), nothing checked: (new position, hit); a
+    lone opponent checker where it lands is hit and goes to the opponent's bar."""
+    new = pos.copy()
+    new[BAR if source == BAR_POINT else source - 1] -= 1
+    if dest == OFF_POINT:
+        new[OFF] += 1
+        return new, False
+    hit = bool(new[dest - 1] == -1)
+    new[dest - 1] = 1 if hit else new[dest - 1] + 1
+    new[OPP_BAR] += hit
+    return new, hit
+
+
+def _refusal(game: str, pos: np.ndarray, source: int, die: int, head_left: int) -> str:
+    """Why engine.rules refuses moving a checker from ``source`` by ``die``: the first of its
+    predicates (``bar_first``, ``head_open``, ``open_landing``, ``all_home``, ``may_bear_off``) that
+    the move fails, said in words."""
+    one, dest = pos[None], source - die
+    if source == BAR_POINT and pos[BAR] <= 0:
+        return "no checker on the bar"
+    if source != BAR_POINT and bar_first(game, one)[0]:
+        return "a checker on the bar must enter first"
+    if source != BAR_POINT and pos[source - 1] <= 0:
+        return f"no checker on {source}"
+    if source - 1 == HEAD and not head_open(game, np.array([head_left]))[0]:
+        return "no more checkers may leave the head (24) this turn"
+    if dest >= 1 and not open_landing(game, pos[dest - 1]):
+        return f"point {dest} is closed"
+    if dest <= 0 and not all_home(one)[0]:
+        return f"{_point_name(source)}/off: bearing off needs every checker in the home board"
+    if dest <= 0 and not may_bear_off(one, np.arange(1, 26)[None] - die)[0, source - 1]:
+        return f"{source}/off: a {die} bears off from {source} only when no checker stands higher"
+    return f"{_point_name(source)}/{_point_name(max(dest, OFF_POINT))}: not a legal move"
+
+
+def _run(game: str, start: np.ndarray, order, limit: np.ndarray) -> tuple[np.ndarray, set[int]]:
+    """Play (source, die, ...) steps in order, each one a move engine.rules allows where it is taken:
+    (position, points hit), or _Refused with the reason. ``limit`` (1,) is ``head_limits``' answer."""
+    pos, hits = start, set()
     for source, die, *_ in order:
-        pos, hit = _play_step(game, pos, source, die, limit - (head0 - pos[HEAD]))
+        head_left = heads_left(game, limit, start[HEAD : HEAD + 1], pos[None])
+        _, sources, _ = single_die_moves(game, pos[None], np.array([die]), head_left)
+        if source - 1 not in sources:  # the bar, point 25, is slot 24
+            raise _Refused(_refusal(game, pos, source, die, int(head_left[0])))
+        pos, hit = _move(pos, source, max(source - die, OFF_POINT))
         if hit:
             hits.add(source - die)
     return pos, hits
 
 
-def _execute(game: str, pos: list[int], expansion, limit: int):
+def _execute(game: str, start: np.ndarray, expansion, limit: np.ndarray):
     """Play the steps in the order written, else in any order that works: (position, hits) or _Refused
     with the reason the written order fails."""
     try:
-        return _run(game, pos, expansion, limit)
+        return _run(game, start, expansion, limit)
     except _Refused as first_reason:
         for order in permutations(expansion):
             try:
-                return _run(game, pos, order, limit)
+                return _run(game, start, order, limit)
             except _Refused:
                 continue
         raise first_reason from None
@@ -382,62 +354,58 @@ def parse_play(game: str, position, dice, text: str, first_turn: bool | None = N
         raise ValueError(f"a roll is two dice 1..6, got {tuple(dice)}")
     dice = (int(dice[0]), int(dice[1]))
     dice_text = f"{dice[0]}-{dice[1]}"
-    children, _ = legal_plays(game, before[None, :], np.array([dice]), first_turn)
-    legal = {bytes(c) for c in children}
+    legal = _generated(game, before, dice, first_turn)
     legs = read_legs(game, text)
     if not legs:
-        if legal == {bytes(before)}:
+        if set(legal) == {bytes(before)}:
             return before.copy()
         raise IllegalPlayError(f"no move given, but {dice_text} can be played here")
     left = (dice[0],) * 4 if dice[0] == dice[1] else tuple(sorted(dice, reverse=True))
     expansions = list(_expansions(legs, left))
     if not expansions:
         raise IllegalPlayError(_leg_shortfall(legs, left, dice_text))
-    start = [int(v) for v in before]
-    limit = head_limit(game, start, dice, first_turn)
-    results: dict[int, dict[bytes, list]] = {0: {}, 1: {}, 2: {}}
+    limit = head_limits(game, before[None], np.array([dice]), first_turn)
+    results: dict[int, dict[bytes, np.ndarray]] = {0: {}, 1: {}, 2: {}}
     refusals, played = [], []
     for expansion in expansions:
         try:
-            after, hits = _execute(game, start, expansion, limit)
+            after, hits = _execute(game, before, expansion, limit)
         except _Refused as reason:
             refusals.append(str(reason))
             continue
         played.append((after, expansion))
-        key = bytes(np.array(after, np.int8))
-        if key in legal:
-            results[_tier(expansion, hits)].setdefault(key, after)
+        if bytes(after) in legal:
+            results[_tier(expansion, hits)].setdefault(bytes(after), after)
     for tier in (0, 1):
         found = results[tier]
         if len(found) == 1:
-            return np.array(next(iter(found.values())), np.int8)
+            return next(iter(found.values()))
         if len(found) > 1:
-            options = " or ".join(
-                sorted(
-                    format_play(game, before, np.array(a, np.int8), dice, first_turn) for a in found.values()
-                )
-            )
+            texts = (format_play(game, before, a, dice, first_turn) for a in found.values())
+            options = " or ".join(sorted(texts))
             raise IllegalPlayError(f"{text.strip()!r} is ambiguous with {dice_text}: {options}")
     if results[2]:
         raise IllegalPlayError(f"{text.strip()}: a '*' marks a hit, and nothing is hit there")
     if not played:
         raise IllegalPlayError(refusals[0])
-    raise IllegalPlayError(_why_not_legal(game, before, dice, first_turn, played, children))
+    raise IllegalPlayError(_why_not_legal(game, dice, played[0], legal))
 
 
-def _why_not_legal(game, before, dice, first_turn, played, children) -> str:
-    """The rule a playable but illegal play breaks: too few dice, the lower die, six in a row."""
-    after, expansion = played[0]
+def _why_not_legal(game, dice, played, legal) -> str:
+    """The rule a playable but illegal play breaks, found by comparing it with the legal plays (the
+    generator's, engine.movegen's rules 1-3): fewer dice than they use, the lower die where they use
+    the higher, a final position ``six_in_a_row_violations`` refuses."""
+    after, expansion = played
     used = len(expansion)
-    found = _all_sequences(game, before, dice, first_turn)
-    most = max(len(found[bytes(c)]) for c in children)
+    most = max(len(taken) for taken in legal.values())
     if used < most:
         if dice[0] != dice[1]:
             return "must play both dice"
         return f"must play {most} moves of the double {dice[0]}-{dice[1]}"
-    if dice[0] != dice[1] and used == 1 and expansion[0][1] != max(dice):
-        return f"must play the higher die ({max(dice)})"
-    if game == "nardi" and six_in_a_row_violations(np.array([after], np.int8))[0]:
+    high = max(dice)
+    if used == 1 and expansion[0][1] != high and any(t and t[0][1] == high for t in legal.values()):
+        return f"must play the higher die ({high})"
+    if game == "nardi" and six_in_a_row_violations(after[None])[0]:
         return "six points in a row may not be built unless an opponent checker is ahead of them"
     return f"not a legal play of {dice[0]}-{dice[1]}"
 
@@ -447,7 +415,6 @@ __all__ = [
     "format_play",
     "format_plays",
     "group_steps",
-    "head_limit",
     "parse_play",
     "play_steps",
     "read_legs",

@@ -43,39 +43,63 @@ def may_bear_off(positions: np.ndarray, dest: np.ndarray) -> np.ndarray:
 def landing_counts(positions: np.ndarray, dice: np.ndarray) -> np.ndarray:
     """(N, 25) the signed count on the point each source's checker would land on with the row's die
     (0 where it would bear off): column s holds slot s-d of the row."""
-    padded = np.zeros((len(positions), _SHIFT + 25), dtype=np.int8)
+    n = len(positions)
+    padded = np.zeros((n, _SHIFT + 25), dtype=np.int8)
     padded[:, _SHIFT:] = positions[:, _SOURCES]
-    windows = np.lib.stride_tricks.sliding_window_view(padded, 25, axis=1)  # (N, 7, 25), no copy
-    return windows[np.arange(len(positions)), _SHIFT - dice]
+    # (N, 7, 25) windows of each row, no copy: sliding_window_view's view, without its checks (which
+    # cost more than the gather itself on small batches)
+    windows = np.ndarray((n, _SHIFT + 1, 25), dtype=np.int8, buffer=padded, strides=(_SHIFT + 25, 1, 1))
+    return windows[np.arange(n), _SHIFT - dice]
+
+
+def bar_first(game: str, positions: np.ndarray) -> np.ndarray:
+    """Backgammon: "while any of the mover's checkers are on the bar nothing else may move". (N,) bool,
+    True where only the bar may move; never in long nardi, which has no bar."""
+    if game != "backgammon":
+        return np.zeros(len(positions), dtype=bool)
+    return positions[:, BAR] > 0
+
+
+def open_landing(game: str, counts: np.ndarray) -> np.ndarray:
+    """Whether a checker may land on points holding the signed ``counts`` (mover +, opponent -).
+
+    Backgammon: "a checker may land on an empty point, on its own side's, or on a point with one
+    checker of the opponent's, but never on a point the opponent holds with two or more".
+    Long nardi: "a point holding any opponent checker is closed".
+    """
+    return counts >= (-1 if game == "backgammon" else 0)
+
+
+def head_open(game: str, head_left: np.ndarray) -> np.ndarray:
+    """Long nardi: "at most one checker may leave the head (the mover's 24-point) in a turn" (two on
+    the first turn with 6-6, 4-4 or 3-3, see ``head_limits``): (N,) bool, True where another checker
+    may still leave, given ``head_left`` (N,), how many more may. Always True in backgammon."""
+    head_left = np.asarray(head_left)
+    if game != "nardi":
+        return np.ones(head_left.shape, dtype=bool)
+    return head_left > 0
 
 
 def single_die_moves(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray,
                      allowed: np.ndarray | None = None):
     """Every legal single-checker move of one die per row: (rows, source slots, destination points).
 
-    Backgammon: "a checker may land on an empty point, on its own side's, or on a point with one
-    checker of the opponent's, but never on a point the opponent holds with two or more"; "while any
-    of the mover's checkers are on the bar nothing else may move"; "a die of N enters on the mover's
-    point 25-N".
-    Long nardi: "a point holding any opponent checker is closed"; there is no bar; "at most one
-    checker may leave the head (the mover's 24-point) in a turn" (``head_left`` says how many more
-    may leave this turn: 0, 1 or 2).
+    A checker moves from a source where the mover has one, "a die of N enters on the mover's point
+    25-N" from the bar (backgammon), and the move must pass ``bar_first``, ``head_open`` (from the
+    head) and ``open_landing`` (on the board) or ``may_bear_off`` (off it). ``head_left`` (N,) says
+    how many more checkers may leave the head this turn (nardi: 0, 1 or 2, see ``heads_left``).
     ``allowed`` (N, 25) bool, if given, keeps only the moves from the sources it marks (the move
     generator uses it to skip orders of moves that can only repeat results it already has).
     """
     source_ok = positions[:, _SOURCES] > 0  # (N, 25): a mover checker stands there
-    at_dest = landing_counts(positions, dice)
     if game == "backgammon":
-        open_point = at_dest >= -1
-        on_bar = positions[:, BAR] > 0
-        source_ok[on_bar, :24] = False
-    else:
-        open_point = at_dest >= 0
-        source_ok[:, HEAD] &= head_left > 0
+        source_ok[bar_first(game, positions), :24] = False
+    else:  # long nardi has no bar, and a head
+        source_ok[:, HEAD] &= head_open(game, head_left)
     if allowed is not None:
         source_ok &= allowed
     dest = _SOURCE_POINTS[None, :] - dice[:, None].astype(np.int16)  # (N, 25)
-    legal = source_ok & (dest >= 1) & open_point
+    legal = source_ok & (dest >= 1) & open_landing(game, landing_counts(positions, dice))
     home = np.flatnonzero(all_home(positions))
     if len(home):  # bearing off: only rows with every checker home
         legal[home] |= source_ok[home] & may_bear_off(positions[home], dest[home])
@@ -86,6 +110,31 @@ def single_die_moves(game: str, positions: np.ndarray, dice: np.ndarray, head_le
 def first_turn_default(positions: np.ndarray) -> np.ndarray:
     """Long nardi: "the side's first turn is a turn in which all 15 of its checkers are on its head"."""
     return positions[:, HEAD] == CHECKERS
+
+
+def head_limits(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=None) -> np.ndarray:
+    """How many checkers may leave the head this turn, (N,) int8. Long nardi: "at most one checker
+    may leave the head in a turn"; on the side's first turn ("all 15 on the head", see
+    ``first_turn_default``; ``first_turn``, a bool or (N,) bools, overrides it), "with 6-6, 4-4 or
+    3-3, two checkers may leave". Backgammon has no head: 4, which never limits."""
+    n = len(positions)
+    if game != "nardi":
+        return np.full(n, 4, dtype=np.int8)
+    if first_turn is None:
+        first = first_turn_default(positions)
+    else:
+        first = np.broadcast_to(np.asarray(first_turn, dtype=bool), (n,))
+    special = (dice[:, 0] == dice[:, 1]) & np.isin(dice[:, 0], (3, 4, 6))
+    return np.where(first & special, 2, 1).astype(np.int8)
+
+
+def heads_left(game: str, limits: np.ndarray, start_heads: np.ndarray, now: np.ndarray) -> np.ndarray:
+    """How many more checkers may leave the head: the turn's ``limits`` (``head_limits``) less those
+    that already left (``start_heads`` the head counts at the start of the turn, ``now`` the positions
+    reached). Unchanged in backgammon."""
+    if game != "nardi":
+        return limits
+    return limits - (start_heads - now[:, HEAD])
 
 
 # The opponent's way in the mover's numbers: 12, 11, ..., 1, 24, 23, ..., 13, then off.

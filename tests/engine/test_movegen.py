@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from engine.board import BAR, CHECKERS, HEAD, OFF, OPP_BAR, OPP_OFF, flip, is_valid, pips, start_position
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, count_plays, legal_plays
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, _step, count_plays, legal_plays
+from engine.rules import head_limits, heads_left
 from engine.tools.sample import KINDS, random_children, random_positions
 from tests.reference import all_sequences, breaks_six_in_a_row, make_position, reference_plays
 
@@ -317,13 +318,55 @@ def test_children_order_does_not_depend_on_the_batch(game):
         np.testing.assert_array_equal(alone, expected)
 
 
+STEP_KINDS = {"backgammon": ("contact", "bar", "bearoff"), "nardi": ("opening", "blocks", "heads", "bearoff")}
+
+
+@pytest.mark.parametrize("game", list(KINDS))
+def test_steps_replay_to_each_child(game):
+    """with_steps: the same children; each child's steps, taken one by one, are single moves the rules
+    allow where they are taken, use dice of the roll, and reach the child; a pass has none."""
+    for kind in STEP_KINDS[game]:
+        positions, dice = random_positions(game, 60, seed=SEED + 3, kind=kind)
+        dice[::3, 1] = dice[::3, 0]  # more doubles
+        children, parent = legal_plays(game, positions, dice)
+        kids, par, trail = legal_plays(game, positions, dice, with_steps=True)
+        np.testing.assert_array_equal(kids, children)
+        np.testing.assert_array_equal(par, parent)
+        limits = head_limits(game, positions, dice)
+        for kid, p, taken in zip(kids, par, trail):
+            pos, roll = positions[p : p + 1], list(dice[p]) * (2 if dice[p, 0] == dice[p, 1] else 1)
+            for source, die in taken[taken[:, 0] > 0]:
+                roll.remove(die)
+                allowed = np.arange(25)[None] == source - 1
+                left = heads_left(game, limits[p : p + 1], positions[p : p + 1, HEAD], pos)
+                pos, _, _ = _step(game, pos, np.array([die]), left, allowed)
+                assert len(pos) == 1, f"{positions[p].tolist()} {dice[p]}: step {source}/{die} refused"
+            assert np.array_equal(pos[0], kid)
+            assert not taken[taken[:, 0] == 0].any(), "unused steps are (0, 0)"
+
+
+def test_steps_are_the_greatest_way_to_the_child():
+    """Of the ways to a child, the steps recorded take the higher die first, then the highest source:
+    8/2 with 4-2 and a checker on 6 is 8/4 4/2, not 6/2 8/6; 2-2 is taken from the highest point down."""
+    position = np.array([make_position("backgammon", {8: 2, 6: 2}, {20: 2})], np.int8)
+    kids, _, trail = legal_plays("backgammon", position, np.array([[2, 4]]), with_steps=True)
+    eight_two = np.array(make_position("backgammon", {8: 1, 6: 2, 2: 1}, {20: 2}), np.int8)
+    (k,) = [i for i, kid in enumerate(kids) if np.array_equal(kid, eight_two)]
+    assert trail[k].tolist() == [[8, 4], [4, 2], [0, 0], [0, 0]]
+    kids, _, trail = legal_plays("backgammon", position, np.array([[2, 2]]), with_steps=True)
+    for taken in trail:
+        assert list(taken[:, 0]) == sorted(taken[:, 0], reverse=True)
+
+
 # ---------------------------------------------------------------- the interface
 
 
 def test_empty_batch():
-    """An empty batch gives no children."""
+    """An empty batch gives no children (and no steps)."""
     children, parent = legal_plays("backgammon", np.zeros((0, 28), np.int8), np.zeros((0, 2), np.int64))
     assert children.shape == (0, 28) and parent.shape == (0,)
+    empty = np.zeros((0, 28), np.int8), np.zeros((0, 2), np.int64)
+    assert legal_plays("backgammon", *empty, with_steps=True)[2].shape == (0, 4, 2)
 
 
 @pytest.mark.parametrize("dice", [[[0, 3]], [[7, 1]], [[1, 2, 3]]])
