@@ -55,6 +55,8 @@ class Args:
     """minibatch size of the learning step"""
     explore: float = 0.0
     """chance of a random play instead of the greedy one"""
+    exact_endgames: bool = False
+    """the actor plays and values bear-off positions from the exact databases (so their targets are exact)"""
     checkpoint_every: int = 10_000
     """games between checkpoints (last.pt and a snapshot)"""
     eval_every: int = 20_000
@@ -179,7 +181,7 @@ def main(argv: list[str]) -> int:
     if optimizer_state:
         learner.opt.load_state_dict(optimizer_state)
     actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
-                          device=device, explore=args.explore)
+                          device=device, explore=args.explore, exact_endgames=args.exact_endgames)
     if train_state and "actor_rng" in train_state:
         actor.rng.bit_generator.state = json.loads(train_state["actor_rng"])
     elapsed_before = float(train_state.get("seconds", 0.0)) if train_state else 0.0

@@ -80,11 +80,14 @@ class Bot:
         self.net = net  # the OutcomeNet for trained players, None for baselines
 
     @classmethod
-    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> Bot:
+    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu",
+             exact_endgames: bool | None = None) -> Bot:
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
         for the shipped checkpoint of ``game`` (checkpoints/<game>.pt). A checkpoint of another game
-        than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""
+        than ``game`` is refused (pass game="nardi" for nardi checkpoints). ``exact_endgames``: the
+        net answers bear-offs from the databases (model/net/evaluator.py; None: its default)."""
         from model.net.checkpoint import load_net, shipped_path
+        from model.net.evaluator import with_exact_endgames
         from model.players.net_player import NetPlayer
         from model.players.registry import make_player
 
@@ -92,8 +95,10 @@ class Bot:
         if path is None or Path(str(path)).suffix == ".pt" or Path(str(path)).is_file():
             file = shipped_path(game) if path is None else Path(path)
             net, blob = load_net(file, game=game, device=device, backend="auto")
+            net = with_exact_endgames(net, exact_endgames)
             return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)
-        return cls(make_player(str(path), game, device=device), game, str(path))
+        player = make_player(str(path), game, device=device)  # a baseline, or "checkpoint+exact"
+        return cls(player, game, str(path), getattr(player, "net", None))
 
     # -- ranking ----------------------------------------------------------------------------------
 
