@@ -17,6 +17,7 @@ Subcommands: if the first argument is a name in SUBCOMMANDS, the rest goes to th
     python evaluate.py serve --port 4321                             gnubg external-player server
     python evaluate.py play [--game nardi] [--match 5]               play the bot in the terminal
     python evaluate.py cube A B [--length 5] [--matches 1000]        games with the cube, full matches
+    python evaluate.py rollout POSITION [--dice 31] [--trials 1296]  rollouts with confidence intervals
     python evaluate.py match A B ...                                 the same as giving no subcommand
 
 otherwise the arguments are the match command's. A checkpoint file named like a subcommand is
@@ -201,6 +202,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "serve": _lazy("model.cli.serve"),  # gnubg's external-player protocol
     "play": _lazy("model.cli.play"),  # a person plays the bot in the terminal
     "cube": _lazy("model.cli.cube"),  # games with the cube and full matches, bot vs bot
+    "rollout": _lazy("model.cli.rollout"),  # roll out a position or the plays of a roll
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 

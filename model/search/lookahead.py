@@ -71,6 +71,14 @@ def children_probabilities(net, children: np.ndarray, plies: int, device="cpu") 
     return out
 
 
+def move_filter(util: np.ndarray, keep: int = 8, margin: float = 0.16) -> np.ndarray:
+    """The plays worth a closer look, best first: at most ``keep`` of the children of ONE position,
+    each within ``margin`` of the best utility (ties keep the generator's order)."""
+    order = np.argsort(-util, kind="stable")
+    cand = order[:keep]
+    return cand[util[cand] >= util[order[0]] - margin]
+
+
 def rank_children(net, children: np.ndarray, plies: int, keep: int = 8, margin: float = 0.16,
                   device="cpu", utility=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Children of ONE position scored for ranking: (utility, probs, depth) per child.
@@ -87,9 +95,7 @@ def rank_children(net, children: np.ndarray, plies: int, keep: int = 8, margin: 
     util = utility(probs)
     depth = np.zeros(len(children), dtype=np.int64)
     if plies > 0 and len(children) > 1:
-        order = np.argsort(-util, kind="stable")
-        cand = order[:keep]
-        cand = cand[util[cand] >= util[order[0]] - margin]
+        cand = move_filter(util, keep, margin)
         deep = children_probabilities(net, children[cand], plies, device)
         probs[cand] = deep
         util[cand] = utility(deep)
