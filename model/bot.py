@@ -173,3 +173,19 @@ class Bot:
         probs = self.net.probabilities(pos[None, :], self.player.device)[0]
         return {"probs": dict(zip(OUTPUT_NAMES[self.game], map(float, probs))),
                 "equity": float(cubeless_equity(self.game, probs))}
+
+    # -- rollouts ---------------------------------------------------------------------------------
+
+    def rollout(self, position, dice=None, trials: int = 1296, state=None, **options):
+        """Roll out ``position`` (any accepted form; networks only): with ``dice``, its candidate
+        plays ranked with intervals; without, its cubeless value and, in backgammon with a ``state``
+        (model.cube.decisions.CubeState), the cube decision from cubeful rollouts. ``options``: those
+        of model.search.rollout.rollout (plies, truncate, vr, bearoff, seed, plays, cubeful, ...).
+        Returns its RolloutResult (``.plays``, ``.evaluation``, ``.separation``, ``.cube_decision``)."""
+        from model.search.rollout import rollout
+
+        if self.net is None:
+            raise ValueError(f"{self.name} is a baseline: a rollout needs a network")
+        pos = read_position(self.game, position)
+        roll = None if dice is None else tuple(int(d) for d in read_dice(dice))
+        return rollout(self.net, pos, roll, trials, state=state, device=self.player.device, **options)

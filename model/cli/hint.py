@@ -281,6 +281,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--image", metavar="FILE", help="also draw the position (and best play) to .svg/.png")
     parser.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--rollout", type=int, default=0, metavar="N",
+                        help="confirm the ranking: roll out the plays listed (or the cube decision), N trials each")
     args = parser.parse_args(argv)
     if (args.position is None) == (args.jsonl is None):
         parser.error("give a position, or --jsonl FILE (not both)")
@@ -301,6 +303,10 @@ def main(argv: list[str]) -> int:
         pos, info = parse_position(args.game, args.position)
         query = Query(args.game, pos, info, _dice_of(args.dice, info))
         answer = analyse(bot, query, args.ply, args.met)
+        if args.rollout:
+            from model.cli.rollout import confirm_hint, render as render_rollout
+
+            answer["rollout"] = confirm_hint(bot, query, answer, args.rollout, args.top, args.met)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -309,7 +315,10 @@ def main(argv: list[str]) -> int:
         if err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-    return _emit(json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board))
+    text = json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board)
+    if args.rollout and not args.json and answer["rollout"] is not None:
+        text += "\n\n" + render_rollout(answer["rollout"])
+    return _emit(text)
 
 
 def _emit(text: str) -> int:

@@ -198,3 +198,23 @@ def main(argv: list[str]) -> int:
     answer = to_json(result, args.game, bot.name, pos, state)
     print(json.dumps(answer, indent=1) if args.json else render(answer), flush=True)
     return 0
+
+
+def confirm_hint(bot, query, answer: dict, trials: int, top: int, met: str) -> dict | None:
+    """``hint --rollout N``: roll out the first ``top`` plays hint lists (or, without dice, the
+    position and its cube decision), cubeful in backgammon as hint ranks; the rollout's JSON, or
+    None when there is no legal play."""
+    from model.cli.hint import cube_state
+
+    if trials < 2:
+        raise ValueError(f"--rollout needs at least 2 trials, got {trials}")
+    state = cube_state(query.info, met) if query.game == "backgammon" else None
+    dice, plays = None, "filter"
+    if answer["plays"] is not None:
+        if answer["plays"][0]["move"] == "":
+            return None
+        dice = tuple(int(d) for d in query.dice)
+        plays = [p["move"] for p in answer["plays"][:max(top, 1)]]
+    result = run_rollout(bot, query.game, query.position, dice, state, trials, plays=plays,
+                         cubeful=state is not None, progress=True)
+    return to_json(result, query.game, bot.name, query.position, state)

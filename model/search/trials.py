@@ -14,8 +14,8 @@ Dice (``trial_dice``): trial t throws ``model.arena.cubeless.throws(seed, t, ply
 every candidate (common random numbers), except the first two throws, which are quasi-random:
 within each block of 1,296 trials, with a = t mod 36 and k = (t // 36) mod 36, the first throw is
 combination P1[a] and the second P2[(a + k) mod 36] of the 36 ordered ones (P1, P2 permutations
-drawn per block from the seed): any 36 consecutive trials throw every first and every second
-roll once, and a whole block throws every pair of the 1,296 once.
+drawn per block from the seed): trials 36 j .. 36 j + 35 throw every first and every second roll
+once, and a whole block throws every pair of the 1,296 once.
 
 Variance reduction (``vr``), the usual luck adjustment: before each roll the side on roll's value
 after each of the 21 rolls r is V(r) = the evaluator's value of its best play for r (all 21 rolls
@@ -224,16 +224,21 @@ class Trials:
 
     def _on_roll_value(self, slots, probs, cf_out) -> None:
         """Cubeful value (root's units) of positions on roll, into ``cf_out``: the cube decision's
-        optimal value, or the exact two-sided table in money bear-offs."""
+        optimal value (the no-double value where the side holds the cube this turn), from the
+        exact two-sided tables in money bear-offs."""
         for rows, state in self._groups(slots):
-            s, p = slots[rows], probs[rows]
-            value = _optimal(p, cube.cube_efficiency(self.pos[s]), state)
-            if state.is_money and self.s.game == "backgammon":
-                from model.net.bearoff_two_sided import two_sided_cubeful, two_sided_mask
+            s, hold = slots[rows], self.hold[slots[rows]]
+            value = _on_roll(probs[rows], cube.cube_efficiency(self.pos[s]), state, hold)
+            if state.is_money and self.s.game == "backgammon" and self.s.bearoff:
+                from model.net import bearoff_two_sided as ts
 
-                small = two_sided_mask(self.pos[s]) if self.s.bearoff else np.zeros(len(s), dtype=bool)
+                small = ts.two_sided_mask(self.pos[s])
                 if small.any():
-                    value[small] = two_sided_cubeful(self.pos[s][small], state.owner)
+                    exact = ts.two_sided_cubeful(self.pos[s][small], state.owner)
+                    if state.owner != cube.OPPONENT and hold[small].any():
+                        nd = ts.cube_decision(self.pos[s][small], state.owner).no_double
+                        exact = np.where(hold[small], nd, exact)
+                    value[small] = exact
             cf_out[rows] = self._to_root(value, s, state)
 
     def _cube_actions(self, slots) -> np.ndarray:
@@ -403,11 +408,13 @@ class Trials:
                 progress(ended)
 
 
-def _optimal(probs, x, state: cube.CubeState) -> np.ndarray:
-    """Value of a position on roll with its cube decision taken (money: per current cube; match:
-    MWC): max(no double, min(double/take, double/pass)) where the side may double, else no double."""
+def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:
+    """Value of positions on roll (money: per current cube; match: MWC) once the cube decision is
+    taken: max(no double, min(double/take, double/pass)) where the side may double, no double where
+    it may not or ``hold``s the cube this turn."""
     d = cube.cube_decision(probs, x, state)
     if state.is_money:
-        return np.asarray(d.optimal, dtype=np.float64)
-    dt_or_dp = np.minimum(d.double_take_mwc, d.double_pass_mwc)
-    return np.where(d.double, dt_or_dp, d.no_double_mwc).astype(np.float64)
+        nd, dt_or_dp = d.no_double, np.minimum(d.double_take, d.double_pass)
+    else:
+        nd, dt_or_dp = d.no_double_mwc, np.minimum(d.double_take_mwc, d.double_pass_mwc)
+    return np.where(d.double & ~np.asarray(hold, dtype=bool), dt_or_dp, nd).astype(np.float64)
