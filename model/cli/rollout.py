@@ -17,7 +17,7 @@ plays; without: the side on roll); "ci95" is [low, high]:
 
     {"game", "bot", "position": <JSON form>, "position_id"? (backgammon), "dice": [a, b] | null,
      "settings": {"trials", "ply", "truncate", "vr", "bearoff", "seed", "cubeful", "plays", "keep",
-                  "margin", "cube": {"value", "owner", "match_length", "score", "crawford", "jacoby",
+                  "margin", "prune", "cube": {"value", "owner", "match_length", "score", "crawford", "jacoby",
                   "beavers"} | null},
      "trials_done", "interrupted", "seconds", "trials_per_s",
      "plays": [{"rank", "move", "position", "probs": {...}, "probs_se": {...}, "equity", "equity_se",
@@ -70,6 +70,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--game", default="backgammon", choices=("backgammon", "nardi"))
     p.add_argument("--bot", default=None, help="checkpoint path (default: the shipped net of the game)")
     p.add_argument("--no-vr", action="store_true", help="no luck adjustment (variance reduction)")
+    p.add_argument("--prune", type=int, default=0, metavar="K", help="0-ply backgammon: the luck adjustment "
+                   "looks at each roll's K best plays by pubeval's score, not all (faster; default 0: all)")
     p.add_argument("--no-bearoff", action="store_true", help="play bear-offs out instead of reading the databases")
     p.add_argument("--cubeful", action="store_true", help="with dice: roll the plays out with the cube in play")
     p.add_argument("--cubeless", action="store_true", help="without dice: no cubeful rollouts, no cube decision")
@@ -81,7 +83,7 @@ def build_parser() -> OneLineParser:
 
 
 def run_rollout(bot, game, pos, dice, state, trials, *, ply=0, truncate=0, seed=0, plays="filter", vr=True,
-                bearoff=True, cubeful=None, batch=None, progress=True):
+                bearoff=True, cubeful=None, batch=None, prune=0, progress=True):
     """model.search.rollout.rollout with a tqdm bar on stderr (quiet off a terminal or if not ``progress``)."""
     from tqdm import tqdm
 
@@ -90,7 +92,8 @@ def run_rollout(bot, game, pos, dice, state, trials, *, ply=0, truncate=0, seed=
     with tqdm(total=trials, unit="trial", file=sys.stderr, dynamic_ncols=True,
               disable=True if not progress else None) as bar:
         return rollout(bot.net, pos, dice, trials, plies=ply, truncate=truncate, vr=vr, bearoff=bearoff,
-                       seed=seed, plays=plays, state=state, cubeful=cubeful, batch=batch, progress=bar.update)
+                       seed=seed, plays=plays, state=state, cubeful=cubeful, batch=batch, prune=prune,
+                       progress=bar.update)
 
 
 def to_json(result, game: str, bot_name: str, pos, state) -> dict:
@@ -192,7 +195,7 @@ def main(argv: list[str]) -> int:
         result = run_rollout(bot, args.game, pos, None if dice is None else tuple(int(d) for d in dice), state,
                              args.trials, ply=args.ply, truncate=args.truncate, seed=args.seed, plays=plays,
                              vr=not args.no_vr, bearoff=not args.no_bearoff, cubeful=cubeful, batch=args.batch,
-                             progress=not args.no_progress)
+                             prune=args.prune, progress=not args.no_progress)
     except ValueError as e:
         raise UsageError(str(e)) from None
     answer = to_json(result, args.game, bot.name, pos, state)

@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.board import CHECKERS, OFF, OPP_OFF, flip, winner_score
+from engine.board import CHECKERS, OFF, OPP_OFF, flip, has_contact, winner_score
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 
 from model.arena.cubeless import throws
@@ -97,6 +97,7 @@ class Settings:
     seed: int = 0
     keep: int = 8  # the look-ahead's move filter at plies > 0 (as lookahead.rank_children)
     margin: float = 0.16
+    prune: int = 0  # luck of 0-ply backgammon trials: best of this many plays by pubeval (0: of all)
     state: cube.CubeState | None = None
     device: str = "cpu"
 
@@ -274,30 +275,45 @@ class Trials:
             self.now[todo] = evaluate_positions(self.net, self.pos[todo], self.s.plies, self.s.device)
             self.now_ok[todo] = True
 
-    def _best(self, children, parent, frontier_slot):
-        """Best child of every frontier row: (index (F,), mover's probs (F, K), cubeful value (F,)
-        in the mover's units, nan for cubeless rows). ``frontier_slot`` (F,) names the slot whose
-        cube state applies."""
+    def _best(self, children, parent, frontier_slot, full=None):
+        """The best child of every frontier row for play and for the luck: ((index (F,), mover's
+        probs (F, K), cubeful value (F,) in the mover's units, nan in cubeless rows)) twice.
+        ``frontier_slot`` (F,) names the slot whose cube state applies. With ``prune`` (0-ply
+        backgammon), only rows in ``full`` have every child evaluated (their best play is the true
+        0-ply best); the luck's best of every row is the best among its ``prune`` best children by
+        pubeval's score, as gnubg's pruning nets pick the plays its 0-ply evaluates."""
         s, n = self.s, len(frontier_slot)
-        probs = child_probabilities(self.net, children, s.device)
-        util = self._utility(probs, children, parent, frontier_slot)
+        pruned = s.prune > 0 and s.plies == 0 and s.game == "backgammon" and full is not None
+        if pruned:
+            from model.players.pubeval import fast_scores
+
+            race = ~has_contact(s.game, self.pos[frontier_slot])  # pubeval judges the position before
+            keep = _group_rank(fast_scores(children, race[parent]), parent, n) < s.prune
+            look = np.flatnonzero(keep | full[parent])
+            probs = np.full((len(children), self.net.config.outputs), np.nan)
+            probs[look] = child_probabilities(self.net, children[look], s.device)
+            util = np.full(len(children), -np.inf)
+            util[look] = self._utility(probs[look], children[look], parent[look], frontier_slot)
+        else:
+            probs = child_probabilities(self.net, children, s.device)
+            util = self._utility(probs, children, parent, frontier_slot)
         if s.plies > 0:
-            order = np.lexsort((-util, parent))
-            start = np.searchsorted(parent[order], np.arange(n))
-            rank = np.empty(len(order), dtype=np.int64)
-            rank[order] = np.arange(len(order)) - np.repeat(start, np.bincount(parent, minlength=n))
-            top = util[order[start]][parent]
-            cand = np.flatnonzero((rank < s.keep) & (util >= top - s.margin))
+            top = util[group_argmax(util, parent, n)][parent]
+            cand = np.flatnonzero((_group_rank(util, parent, n) < s.keep) & (util >= top - s.margin))
             probs[cand] = children_probabilities(self.net, children[cand], s.plies, s.device)
             deep = np.full(len(children), -np.inf)
             deep[cand] = self._utility(probs[cand], children[cand], parent[cand], frontier_slot)
             util = deep
-        best = group_argmax(util, parent, n)
-        cf = np.full(n, np.nan)
-        if s.state is not None:
-            cubeful = self.c.cubeful[self.item[frontier_slot] % len(self.c.positions)]
+        cubeful = (self.c.cubeful[self.item[frontier_slot] % len(self.c.positions)] if s.state is not None
+                   else np.zeros(n, dtype=bool))
+
+        def pick(best):
+            cf = np.full(n, np.nan)
             cf[cubeful] = util[best[cubeful]]
-        return best, probs[best], cf
+            return best, probs[best], cf
+
+        play = pick(group_argmax(util, parent, n))
+        return play, (pick(group_argmax(np.where(keep, util, -np.inf), parent, n)) if pruned else play)
 
     def _utility(self, probs, children, parent, frontier_slot):
         """What the mover maximises: cubeless equity, or checker_play_value at its cube state."""
@@ -362,10 +378,12 @@ class Trials:
             rolls = len(ALL_ROLLS)
             frontier = np.repeat(slots[first], rolls)
             children, parent = legal_plays(game, self.pos[frontier], np.tile(ALL_ROLLS, (len(first), 1)))
-            best, probs, cf = self._best(children, parent, frontier)
             row = inverse * rolls + ROLL_INDEX[dice[:, 0], dice[:, 1]]
-            mean = np.einsum("r,urk->uk", ROLL_WEIGHTS, probs.reshape(len(first), rolls, -1))[inverse]
-            self.luck[slots] += self._root_delta(probs[row] - mean, self.root_turn[slots])
+            thrown = np.zeros(len(frontier), dtype=bool)
+            thrown[row] = True
+            (best, probs, _), (_, luck_probs, cf) = self._best(children, parent, frontier, thrown)
+            mean = np.einsum("r,urk->uk", ROLL_WEIGHTS, luck_probs.reshape(len(first), rolls, -1))[inverse]
+            self.luck[slots] += self._root_delta(luck_probs[row] - mean, self.root_turn[slots])
             if s.state is not None:
                 cf_mean = (cf.reshape(len(first), rolls) @ ROLL_WEIGHTS)[inverse]
                 for rows, state in self._groups(slots):
@@ -373,7 +391,7 @@ class Trials:
                                                                state, delta=True)
         else:
             children, parent = legal_plays(game, self.pos[slots], dice)
-            best, probs, cf = self._best(children, parent, slots)
+            (best, probs, _), _ = self._best(children, parent, slots)
             row = np.arange(len(slots))
         chosen, chosen_probs = children[best[row]], probs[row]
         over = chosen[:, OFF] == CHECKERS
@@ -418,3 +436,12 @@ def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:
     else:
         nd, dt_or_dp = d.no_double_mwc, np.minimum(d.double_take_mwc, d.double_pass_mwc)
     return np.where(d.double & ~np.asarray(hold, dtype=bool), dt_or_dp, nd).astype(np.float64)
+
+
+def _group_rank(values, parent, n) -> np.ndarray:
+    """Rank (0 = highest) of each value within its parent's group (``parent`` sorted, groups 0..n-1)."""
+    order = np.lexsort((-values, parent))
+    start = np.searchsorted(parent[order], np.arange(n))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order)) - np.repeat(start, np.bincount(parent, minlength=n))
+    return rank

@@ -159,3 +159,20 @@ def test_ctrl_c_keeps_the_finished_trials(nets):
 
     r = rollout(nets["backgammon"], start_position("backgammon"), trials=60, truncate=8, batch=8, progress=progress)
     assert r.interrupted and 10 <= r.trials < 60 and r.evaluation.trials == r.trials
+
+
+def test_pruned_luck_stays_unbiased_and_the_pruning_score_is_pubeval(nets):
+    """The table look-up score equals pubeval's; with pruning the luck still telescopes to the 1-ply
+    value after one ply (every trial), since the plays themselves are not pruned."""
+    from engine.board import has_contact
+    from engine.tools.sample import random_positions
+    from model.players.pubeval import fast_scores, pubeval_scores
+
+    pos, dice = random_positions("backgammon", 200, seed=4)
+    kids, parent = legal_plays("backgammon", pos, dice)
+    race = (~has_contact("backgammon", pos))[parent]
+    np.testing.assert_allclose(fast_scores(kids, race), pubeval_scores(kids, race), atol=1e-4)
+    net, start = nets["backgammon"], start_position("backgammon")
+    r = rollout(net, start, trials=36, truncate=1, bearoff=False, prune=2, seed=2)
+    plain = rollout(net, start, trials=36, truncate=1, bearoff=False, vr=False, seed=2)
+    np.testing.assert_allclose(r.evaluation.probs, plain.evaluation.probs, atol=1e-9)
