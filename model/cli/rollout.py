@@ -17,7 +17,7 @@ plays; without: the side on roll); "ci95" is [low, high]:
 
     {"game", "bot", "position": <JSON form>, "position_id"? (backgammon), "dice": [a, b] | null,
      "settings": {"trials", "ply", "truncate", "vr", "bearoff", "seed", "cubeful", "plays", "keep",
-                  "margin", "prune", "cube": {"value", "owner", "match_length", "score", "crawford", "jacoby",
+                  "margin", "prune", "quasi", "cube": {"value", "owner", "match_length", "score", "crawford", "jacoby",
                   "beavers"} | null},
      "trials_done", "interrupted", "seconds", "trials_per_s",
      "plays": [{"rank", "move", "position", "probs": {...}, "probs_se": {...}, "equity", "equity_se",

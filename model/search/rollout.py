@@ -131,13 +131,14 @@ def candidate_plays(net, game, position, dice, plays="filter", keep=8, margin=0.
 def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, truncate: int = 0,
             vr: bool = True, bearoff: bool = True, seed: int = 0, plays="filter", state=None,
             cubeful: bool | None = None, keep: int = 8, margin: float = 0.16, prune: int = 0,
-            batch: int | None = None, device="cpu", progress=None) -> RolloutResult:
+            quasi: bool = True, batch: int | None = None, device="cpu", progress=None) -> RolloutResult:
     """Roll out ``position`` (28,) int8, mover's frame (module docstring). ``state``: the root
     side's model.cube.decisions.CubeState (backgammon; None: cubeless only). ``cubeful``: with
     dice, roll the plays out with the cube in play (default: no); without dice, whether to add the
     cube decision (default: yes when ``state`` is given). ``batch``: items in play at once
     (default 256 with luck adjustment, 4096 without). ``prune`` > 0 (0-ply backgammon): the luck
-    uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays. ``progress(n)`` is called with each newly
+    uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays.
+    ``quasi``: quasi-random first two throws (off: plain random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly
     finished trial count. Ctrl-C (KeyboardInterrupt) stops early: the result holds the trials
     finished by every candidate, ``interrupted`` set. ValueError for bad input."""
     game = net.config.game
@@ -154,7 +155,8 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     evaluator = ExactEndgames(net) if bearoff else net
     if prune < 0:
         raise ValueError(f"prune must be >= 0, got {prune}")
-    s = Settings(game, plies, truncate, vr, bearoff, seed, keep, margin, prune, state if cubeful else None, device)
+    s = Settings(game, plies, truncate, vr, bearoff, seed, keep, margin, prune, quasi, state if cubeful else None,
+                 device)
     c0, owner = (state.value, OWNER_CODE[state.owner]) if cubeful else (1, CENTRED)
     labels, kids = [], None
     if dice is not None:
@@ -198,7 +200,7 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     estimates = [_estimate(game, engine, i, n, labels[i], None if kids is None else kids[i]) for i in range(m)]
     settings = {"trials": trials, "ply": plies, "truncate": truncate, "vr": vr, "bearoff": bearoff, "seed": seed,
                 "cubeful": bool(cubeful), "plays": plays if isinstance(plays, str) else list(plays),
-                "keep": keep, "margin": margin, "prune": prune}
+                "keep": keep, "margin": margin, "prune": prune, "quasi": quasi}
     result = RolloutResult(game, dice, trials, n, interrupted, seconds, settings)
     if dice is not None:
         order = sorted(range(m), key=lambda i: -estimates[i].value)

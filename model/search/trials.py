@@ -67,11 +67,12 @@ ROLL_INDEX[ALL_ROLLS[:, 0], ALL_ROLLS[:, 1]] = ROLL_INDEX[ALL_ROLLS[:, 1], ALL_R
 CENTRED, ROOT, OTHER = -1, 0, 1  # cube owner, absolute: nobody, the root side, the other side
 
 
-def trial_dice(seed: int, trial: np.ndarray, ply: np.ndarray) -> np.ndarray:
-    """The throw (n, 2) of each trial at its ply (module docstring: quasi-random first two throws)."""
+def trial_dice(seed: int, trial: np.ndarray, ply: np.ndarray, quasi: bool = True) -> np.ndarray:
+    """The throw (n, 2) of each trial at its ply (module docstring: quasi-random first two throws,
+    unless ``quasi`` is off)."""
     trial, ply = np.asarray(trial, dtype=np.int64), np.asarray(ply, dtype=np.int64)
     dice = throws(seed, trial, ply)
-    early = np.flatnonzero(ply < 2)
+    early = np.flatnonzero(ply < 2) if quasi else np.zeros(0, dtype=np.int64)
     if len(early):
         t, p = trial[early], ply[early]
         a, k, block = t % 36, (t // 36) % 36, t // 1296
@@ -98,6 +99,7 @@ class Settings:
     keep: int = 8  # the look-ahead's move filter at plies > 0 (as lookahead.rank_children)
     margin: float = 0.16
     prune: int = 0  # luck of 0-ply backgammon trials: best of this many plays by pubeval (0: of all)
+    quasi: bool = True  # quasi-random first two throws
     state: cube.CubeState | None = None
     device: str = "cpu"
 
@@ -368,7 +370,7 @@ class Trials:
     def _play(self, slots) -> None:
         s, game = self.s, self.s.game
         t, c = self.item[slots] // len(self.c.positions), self.item[slots] % len(self.c.positions)
-        dice = trial_dice(s.seed, t, self.ply[slots])
+        dice = trial_dice(s.seed, t, self.ply[slots], s.quasi)
         if s.vr:  # every roll of every distinct (position, cube) on roll
             key = np.concatenate([self.pos[slots].astype(np.int64),
                                   np.stack([self.root_turn[slots], self.cube[slots], self.owner[slots],
