@@ -6,8 +6,8 @@ reduction factor, and the opening plays, with the figures the README reports.
     python scripts/rollout_checks.py openings --trials 324 --json docs/rollout_openings.json
 
 coverage, two sets of backgammon bear-offs played out to the end (no stop at the databases):
-  * "two-sided": up to 6 checkers a side, the evaluator ExactEndgames (the exact two-sided win, so
-    the trials play perfectly): the true value is the database's W. Without luck adjustment (with
+  * "two-sided": up to 6 checkers a side (at least 2), W within 0.05..0.95, the evaluator
+    ExactEndgames (the exact two-sided win, so the trials play perfectly): the true value is W. Without luck adjustment (with
     it every trial is exactly W: the largest deviation is printed too).
   * "policy": up to ``--checkers`` (4) checkers a side, the evaluator the one-sided race table
     (bearoff.bearoff_probabilities) with a fixed error of up to +-0.05 added to each position's win
@@ -121,9 +121,11 @@ def coverage(args) -> dict:
     small = home_boards()[:924]
     counts = small.sum(1)
     pool = np.flatnonzero(counts >= 2)
-    x, y = rng.choice(pool, args.positions), rng.choice(pool, args.positions)
+    x, y = rng.choice(pool, 20 * args.positions), rng.choice(pool, 20 * args.positions)
     two = bearoff_position(small[x], small[y])
     truth_two = two_sided_win(two)
+    keep = np.flatnonzero((truth_two > 0.05) & (truth_two < 0.95))[: args.positions]  # not decided yet
+    two, truth_two = two[keep], truth_two[keep]
     started = time.perf_counter()
     table = OneSidedTable()
     boards = int(np.searchsorted(small.sum(1), args.checkers, side="right"))  # ranks < boards: <= checkers

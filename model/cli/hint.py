@@ -5,6 +5,7 @@
     python evaluate.py hint "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"   # cube decision
     python evaluate.py hint '{"board": [...], "bar": [0,0], "off": [0,0]}' --game nardi --dice 65
     python evaluate.py hint --jsonl positions.jsonl                  # one JSON answer per line
+    python evaluate.py hint 4HPwATDgc/ABMA --dice 31 --rollout 324   # confirm the ranking by rollouts
 
 JSON schema (``--json``, and every line of ``--jsonl``), all equities from the side on roll:
 
@@ -16,7 +17,9 @@ JSON schema (``--json``, and every line of ``--jsonl``), all equities from the s
      "plays": [{"rank", "move", "position", "ply", "probs", "cubeless_equity",
                 "equity" (cubeful money equity, or null in a match), "mwc" (match only), "loss"}],
      "cube_decision": {"action", "double", "response", "double_offered", "no_double", "double_take",
-                       "double_pass", "no_double_mwc"?, "double_take_mwc"?, "double_pass_mwc"?} | null}
+                       "double_pass", "no_double_mwc"?, "double_take_mwc"?, "double_pass_mwc"?} | null,
+     "rollout"?: model/cli/rollout.py's JSON of the plays listed (--top of them), or of the position
+                 and its cube decision (with --rollout N; null when there is no legal play)}
 
 ``action`` is the side on roll's cube action and ``response`` the taker's answer; when the Match ID
 or XGID says a double waits for an answer (``double_offered``), ``response`` is the answer asked for.

@@ -1,6 +1,7 @@
 """The network: inputs (``features``, ``shots``), its shape (``config``), the torch module
 (``network``), numpy inference without torch (``inference``), checkpoints (``checkpoint``) and the
-named outputs and cubeless equity (``equity``).
+named outputs and cubeless equity (``equity``), the bear-off databases (``bearoff``,
+``bearoff_two_sided``) and a net that answers bear-offs from them (``evaluator.ExactEndgames``).
 
 Imports: ``engine``; torch only in ``network`` and, lazily, in ``checkpoint``. No players, no cube.
 """
