@@ -21,7 +21,8 @@ coverage, two sets of backgammon bear-offs played out to the end (no stop at the
 vr: the shipped net on the opening position and a few sampled positions: the standard error of the
 same trials with and without luck adjustment (the factor is their ratio), luck from every play and
 pruned.
-openings: the best play of 3-1, 6-1, 4-2, 5-3 with the shipped net and whether it is separated.
+openings: the best play of 3-1, 6-1, 4-2, 5-3 with the shipped net (the four best plays at 0-ply
+rolled out) and whether it is separated from the second.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays  # noqa: E402
-from model.net.bearoff import bearoff_probabilities, board_pips, home_boards, home_counts, rank  # noqa: E402
+from model.net.bearoff import bearoff_mask, bearoff_probabilities, board_pips, home_boards, home_counts, rank  # noqa: E402
 from model.net.config import NetConfig  # noqa: E402
 from model.net.equity import WIN, cubeless_equity  # noqa: E402
 from model.players.base import group_argmax  # noqa: E402
@@ -140,7 +141,8 @@ def coverage(args) -> dict:
         name = "quasi" if quasi else "random"
         rows = [covered(rollout(exact, p, trials=args.trials, vr=False, bearoff=False, seed=i, quasi=quasi), t)
                 for i, (p, t) in enumerate(zip(two, truth_two))]
-        exact_vr = max(abs(rollout(exact, p, trials=8, bearoff=False, seed=i, quasi=quasi).evaluation.probs[WIN] - t)
+        exact_vr = max(abs(rollout(exact, p, trials=8, bearoff=False, seed=i, quasi=quasi, prune=0)
+                           .evaluation.probs[WIN] - t)
                        for i, (p, t) in enumerate(zip(two[:20], truth_two[:20])))
         out[f"two_sided_{name}"] = _summary(rows, {"max_error_with_luck_adjustment": float(exact_vr)})
         rows, factors = [], []
@@ -172,7 +174,9 @@ def vr_factors(args) -> dict:
     net, _ = load_net(args.checkpoint, "backgammon", backend="numpy")
     positions = {"opening": start_position("backgammon")}
     for kind in ("midgame", "race"):
-        for i, p in enumerate(random_positions("backgammon", args.sampled, seed=args.seed, kind=kind)[0]):
+        sample = random_positions("backgammon", 20 * args.sampled, seed=args.seed, kind=kind)[0]
+        sample = sample[~bearoff_mask("backgammon", sample)][: args.sampled]  # a bear-off ends at once
+        for i, p in enumerate(sample):
             positions[f"{kind}{i}"] = p
     out = {}
     for name, pos in positions.items():
@@ -180,9 +184,10 @@ def vr_factors(args) -> dict:
             r = rollout(net, pos, trials=args.trials, prune=prune, seed=args.seed)
             e = r.evaluation
             out[f"{name}/prune{prune}"] = {"equity": e.equity, "se": e.equity_se, "raw_se": e.raw_equity_se,
-                                           "factor": e.raw_equity_se / e.equity_se, "trials_per_s": r.trials_per_s}
+                                           "factor": e.raw_equity_se / max(e.equity_se, 1e-12),
+                                           "trials_per_s": r.trials_per_s}
             print(f"{name:<10} prune {prune}: equity {e.equity:+.4f}  se {e.equity_se:.4f}  without adjustment "
-                  f"{e.raw_equity_se:.4f}  factor {e.raw_equity_se / e.equity_se:.2f}  {r.trials_per_s:.1f} trials/s",
+                  f"{e.raw_equity_se:.4f}  factor {e.raw_equity_se / max(e.equity_se, 1e-12):.2f}  {r.trials_per_s:.1f} trials/s",
                   flush=True)
     return out
 
@@ -197,7 +202,8 @@ def openings(args) -> dict:
     net, _ = load_net(args.checkpoint, "backgammon", backend="numpy")
     out = {}
     for dice, known in OPENINGS.items():
-        r = rollout(net, start_position("backgammon"), dice, trials=args.trials, prune=args.prune, seed=args.seed)
+        r = rollout(net, start_position("backgammon"), dice, trials=args.trials, prune=args.prune, seed=args.seed,
+                    keep=4, margin=1.0)  # the four best at 0-ply, so that the best has rivals to beat
         best, sep = r.plays[0], r.separation
         out["%d%d" % dice] = {"best": best.label, "established": known, "agrees": best.label == known,
                               "plays": [[e.label, e.equity, e.equity_se] for e in r.plays], "separation": sep}

@@ -59,12 +59,12 @@ def test_an_exact_evaluator_makes_every_adjusted_trial_exact(nets):
     exact = ExactEndgames(nets["backgammon"])
     for pos in SMALL:
         w = ts.two_sided_win(pos[None])[0]
-        r = rollout(exact, pos, trials=24, bearoff=False, seed=3)
+        r = rollout(exact, pos, trials=24, bearoff=False, seed=3, prune=0)
         assert r.evaluation.equity == pytest.approx(2 * w - 1, abs=1e-9) and r.evaluation.equity_se < 1e-9
         raw = rollout(exact, pos, trials=400, bearoff=False, vr=False, seed=3)
         assert abs(raw.evaluation.equity - (2 * w - 1)) < 4 * raw.evaluation.equity_se + 1e-9
     pos = SMALL[0]
-    r = rollout(exact, pos, dice=(2, 1), plays="all", trials=12, bearoff=False)
+    r = rollout(exact, pos, dice=(2, 1), plays="all", trials=12, bearoff=False, prune=0)
     kids, _ = legal_plays("backgammon", pos[None], np.array([[2, 1]]))
     truth = sorted(1 - ts.two_sided_win(flip("backgammon", kids)), reverse=True)
     np.testing.assert_allclose([(e.equity + 1) / 2 for e in r.plays], truth, atol=1e-9)
@@ -78,7 +78,7 @@ def test_truncation_after_one_and_two_plies_is_the_look_ahead(nets, game):
     one = evaluate_positions(net, pos[None], 1)[0]
     plain = rollout(net, pos, trials=36, truncate=1, vr=False, bearoff=False, seed=5)
     np.testing.assert_allclose(plain.evaluation.probs, one, atol=1e-9)
-    adjusted = rollout(net, pos, trials=36, truncate=1, bearoff=False, seed=5)
+    adjusted = rollout(net, pos, trials=36, truncate=1, bearoff=False, seed=5, prune=0)
     np.testing.assert_allclose(adjusted.evaluation.probs, one, atol=1e-9)
     assert adjusted.evaluation.equity_se < 1e-9 < plain.evaluation.equity_se
     if game == "backgammon":
