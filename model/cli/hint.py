@@ -285,7 +285,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--rollout", type=int, default=0, metavar="N",
-                        help="confirm the ranking: roll out the plays listed (or the cube decision), N trials each")
+                        help="confirm the ranking: roll out the plays listed (or the cube decision), N trials "
+                        "each (a single position, not --jsonl)")
     args = parser.parse_args(argv)
     if (args.position is None) == (args.jsonl is None):
         parser.error("give a position, or --jsonl FILE (not both)")
