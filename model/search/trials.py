@@ -23,8 +23,11 @@ x all plays: one legal_plays call, one network call). The luck of the roll throw
     L = V(r_thrown) - sum_r w_r V(r)      (w_r = 1/36 for doubles, 2/36 otherwise)
 and a trial's estimate is  result - sum over its plies of L  (in the root's view). Each L has mean
 0 whatever the evaluator, so the estimate stays unbiased; a good evaluator removes most of the dice'
-noise. The raw result (no adjustment) is kept too: same games, same dice, so both estimates and
-their spreads come from one run.
+noise. With ``prune`` = K (0-ply backgammon) V(r) is the evaluator's best among the K plays of r
+that pubeval scores highest (gnubg likewise lets its small pruning nets pick the plays its 0-ply
+evaluation looks at); that is still a function of the roll alone, so L still has mean 0, and the
+play made is still the best of all plays. The raw result (no adjustment) is kept too: same games,
+same dice, so both estimates and their spreads come from one run.
 
 A trial ends when a side bears off its last checker (the result: outcome probabilities, and points x
 cube), at a bear-off position when ``bearoff`` is on (the databases' numbers, model/net/evaluator.py:
@@ -170,7 +173,8 @@ class Trials:
         self.luck[slots], self.luck_cf[slots], self.now_ok[slots] = 0.0, 0.0, False
 
     def _finish(self, slots, probs_mover, cf_root) -> None:
-        """Record the results of ``slots`` (mover's probabilities, root's cubeful value) and refill."""
+        """Record the results of ``slots`` (mover's probabilities, root's cubeful value); the slots
+        take new items once the ply is over."""
         items = self.item[slots]
         c, t = items % len(self.c.positions), items // len(self.c.positions)
         probs = self._root_probs(probs_mover, self.root_turn[slots])
