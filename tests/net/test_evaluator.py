@@ -70,3 +70,14 @@ def test_loaders_wrap_only_when_asked(paths, monkeypatch):
     raw = load_player(paths["backgammon"], exact_endgames=False).net
     wrapped = with_exact_endgames(raw)
     assert isinstance(wrapped, ExactEndgames) and with_exact_endgames(wrapped, False) is wrapped.net
+
+
+def test_the_td_actor_can_learn_from_exact_endgames():
+    """SelfPlayActor(exact_endgames=True) plays and records values through the databases."""
+    from model.net.network import NetConfig, OutcomeNet
+    from model.train.td import SelfPlayActor
+
+    actor = SelfPlayActor(OutcomeNet(NetConfig("backgammon", (8,))), games=4, exact_endgames=True)
+    assert isinstance(actor.evaluator, ExactEndgames) and actor.evaluator.net is actor.net
+    batch = actor.play(50)
+    assert len(batch.positions) >= 50 and np.isfinite(batch.targets).all()
