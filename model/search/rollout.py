@@ -139,9 +139,9 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     (default 256 with luck adjustment, 4096 without). ``prune`` > 0 (0-ply backgammon): the luck
     uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays
     (0: all plays, the textbook method; 8, the default, is about three times faster and its
-    intervals some 4% wider at equal trials).
-    ``quasi``: quasi-random first two throws (off: plain random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly
-    finished trial count. Ctrl-C (KeyboardInterrupt) stops early: the result holds the trials
+    intervals some 4% wider at equal trials). ``quasi``: quasi-random first two throws (off: plain
+    random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly finished
+    trial count. Ctrl-C (KeyboardInterrupt) stops early: the result holds the trials
     finished by every candidate, ``interrupted`` set. ValueError for bad input."""
     game = net.config.game
     pos = np.asarray(position, dtype=np.int8)
