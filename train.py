@@ -60,6 +60,8 @@ class Args:
                                                   "before each learning pass")
     batch_size: int = option(1024, help="minibatch size of the learning step")
     explore: float = option(0.0, help="chance of a random play instead of the greedy one")
+    exact_endgames: bool = option(False, help="the actor plays and values bear-off positions from the exact "
+                                              "databases (so their targets are exact)")
     checkpoint_every: int = option(10_000, help="games between checkpoints (last.pt and a snapshot)")
     eval_every: int = option(20_000, help="games between strength checks against the baselines (0 = never)")
     eval_games: int = option(400, help="mirrored games per strength check and opponent")
@@ -284,7 +286,7 @@ def train(argv: list[str]) -> int:
     if optimizer_state:
         learner.opt.load_state_dict(optimizer_state)
     actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
-                          device=device, explore=args.explore)
+                          device=device, explore=args.explore, exact_endgames=args.exact_endgames)
     if train_state and "actor_rng" in train_state:
         actor.rng.bit_generator.state = json.loads(train_state["actor_rng"])
     elapsed_before = float(train_state.get("seconds", 0.0)) if train_state else 0.0

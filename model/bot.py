@@ -67,11 +67,14 @@ class Bot:
         self.net = net  # the OutcomeNet for trained players, None for baselines
 
     @classmethod
-    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu") -> Bot:
+    def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu",
+             exact_endgames: bool | None = None) -> Bot:
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
         for the shipped checkpoint of ``game`` (checkpoints/<game>.safetensors). A checkpoint of another
-        game than ``game`` is refused (pass game="nardi" for nardi checkpoints)."""
+        game than ``game`` is refused (pass game="nardi" for nardi checkpoints). ``exact_endgames``: the
+        net answers bear-offs from the databases (model/net/evaluator.py; None: its default)."""
         from model.net.checkpoint import SUFFIXES, load_net, shipped_path
+        from model.net.evaluator import with_exact_endgames
         from model.players.net_player import NetPlayer
         from model.players.registry import make_player
 
@@ -79,8 +82,10 @@ class Bot:
         if path is None or Path(str(path)).suffix in SUFFIXES or Path(str(path)).is_file():
             file = shipped_path(game) if path is None else Path(path)
             net, blob = load_net(file, game=game, device=device, backend="auto")
+            net = with_exact_endgames(net, exact_endgames)
             return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)
-        return cls(make_player(str(path), game, device=device), game, str(path))
+        player = make_player(str(path), game, device=device)  # a baseline, or "checkpoint+exact"
+        return cls(player, game, str(path), getattr(player, "net", None))
 
     # -- ranking ----------------------------------------------------------------------------------
 
@@ -155,3 +160,19 @@ class Bot:
         probs = self.net.probabilities(pos[None, :], self.player.device)[0]
         return {"probs": dict(zip(OUTPUT_NAMES[self.game], map(float, probs))),
                 "equity": float(cubeless_equity(self.game, probs))}
+
+    # -- rollouts ---------------------------------------------------------------------------------
+
+    def rollout(self, position, dice=None, trials: int = 1296, state=None, **options):
+        """Roll out ``position`` (any accepted form; networks only): with ``dice``, its candidate
+        plays ranked with intervals; without, its cubeless value and, in backgammon with a ``state``
+        (model.cube.decisions.CubeState), the cube decision from cubeful rollouts. ``options``: those
+        of model.search.rollout.rollout (plies, truncate, vr, bearoff, seed, plays, cubeful, ...).
+        Returns its RolloutResult (``.plays``, ``.evaluation``, ``.separation``, ``.cube_decision``)."""
+        from model.search.rollout import rollout
+
+        if self.net is None:
+            raise ValueError(f"{self.name} is a baseline: a rollout needs a network")
+        pos = read_position(self.game, position)
+        roll = None if dice is None else tuple(int(d) for d in read_dice(dice))
+        return rollout(self.net, pos, roll, trials, state=state, device=self.player.device, **options)

@@ -5,6 +5,7 @@
     python evaluate.py hint "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10"   # cube decision
     python evaluate.py hint '{"board": [...], "bar": [0,0], "off": [0,0]}' --game nardi --dice 65
     python evaluate.py hint --jsonl positions.jsonl                  # one JSON answer per line
+    python evaluate.py hint 4HPwATDgc/ABMA --dice 31 --rollout 324   # confirm the ranking by rollouts
 
 JSON schema (``--json``, and every line of ``--jsonl``), all equities from the side on roll:
 
@@ -16,7 +17,9 @@ JSON schema (``--json``, and every line of ``--jsonl``), all equities from the s
      "plays": [{"rank", "move", "position", "ply", "probs", "cubeless_equity",
                 "equity" (cubeful money equity, or null in a match), "mwc" (match only), "loss"}],
      "cube_decision": {"action", "double", "response", "double_offered", "no_double", "double_take",
-                       "double_pass", "no_double_mwc"?, "double_take_mwc"?, "double_pass_mwc"?} | null}
+                       "double_pass", "no_double_mwc"?, "double_take_mwc"?, "double_pass_mwc"?} | null,
+     "rollout"?: model/cli/rollout.py's JSON of the plays listed (--top of them), or of the position
+                 and its cube decision (with --rollout N; null when there is no legal play)}
 
 ``action`` is the side on roll's cube action and ``response`` the taker's answer; when the Match ID
 or XGID says a double waits for an answer (``double_offered``), ``response`` is the answer asked for.
@@ -264,6 +267,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--met", default=None, help="match play: match equity table name or XML file "
                         "(default Kazaross-XG2; a money game does not use it and says so on stderr)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--rollout", type=int, default=0, metavar="N",
+                        help="confirm the ranking: roll out the plays listed (or the cube decision), N trials "
+                        "each (a single position, not --jsonl)")
     args = parser.parse_args(argv)
     if (args.position is None) == (args.jsonl is None):
         parser.error("give a position, or --jsonl FILE (not both)")
@@ -293,6 +299,10 @@ def main(argv: list[str]) -> int:
         pos, info = read_position_text(args.game, args.position)
         query = Query(args.game, pos, info, _dice_of(args.dice, info))
         answer = analyse(bot, query, args.ply, args.met)
+        if args.rollout:
+            from model.cli.rollout import confirm_hint, render as render_rollout
+
+            answer["rollout"] = confirm_hint(bot, query, answer, args.rollout, args.top, args.met)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -302,7 +312,10 @@ def main(argv: list[str]) -> int:
         if err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-    return _emit(json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board))
+    text = json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board)
+    if args.rollout and not args.json and answer["rollout"] is not None:
+        text += "\n\n" + render_rollout(answer["rollout"])
+    return _emit(text)
 
 
 def _note_unused_met(args, answer: dict) -> bool:

@@ -37,6 +37,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "serve": _lazy("model.cli.serve"),  # gnubg's external-player protocol
     "play": _lazy("model.cli.play"),  # a person plays the bot in the terminal
     "cube": _lazy("model.cli.cube"),  # games with the cube and full matches, bot vs bot
+    "rollout": _lazy("model.cli.rollout"),  # roll out a position or the plays of a roll
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 

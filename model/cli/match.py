@@ -3,7 +3,8 @@
     python evaluate.py A B --game backgammon --games 2000 --seed 1 --batch 256 --device auto --json out.json
 
 A and B are each a checkpoint path or a baseline name (random, heuristic, heuristic-easy, and for
-backgammon pubeval, gnubg, gnubg-0ply, gnubg-1ply, gnubg-2ply). Every dice stream is played twice
+backgammon pubeval, gnubg, gnubg-0ply, gnubg-1ply, gnubg-2ply); a checkpoint path may end in +exact
+(bear-off positions from the exact databases, model/net/evaluator.py) or +noexact (from the network). Every dice stream is played twice
 with the seats swapped, so --games must be even; the 95% interval treats each mirrored pair as one
 sample. Prints A's points per game, win/gammon/backgammon (nardi: win/mars) rates of both sides and
 games/s; --json writes every figure with the exact settings. --mat FILE (backgammon) saves every game
@@ -24,7 +25,7 @@ from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
 from model.cli.common import CLOSED_PIPE, UsageError, dataclass_parser, emit, option, progress_bar, write_json
 from model.net.device import choose_device
-from model.players.registry import BASELINES, make_player
+from model.players.registry import BASELINES, make_player, split_endgame_suffix
 
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
 
@@ -78,7 +79,8 @@ def parse_args(argv: list[str]) -> Args:
 def load_players(args: Args):
     """(player A, player B, the device networks run on); UsageError for a player that cannot be made."""
     specs = (args.a, args.b)
-    checkpoints = [spec for spec in specs if spec.strip().lower() not in BASELINES and Path(spec).is_file()]
+    checkpoints = [spec for spec in specs
+                   if spec.strip().lower() not in BASELINES and Path(split_endgame_suffix(spec)[0]).is_file()]
     device = "cpu"
     if checkpoints:  # torch only for networks
         try:

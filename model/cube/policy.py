@@ -43,7 +43,7 @@ from model.cube.resign import TOLERANCE, accept_resignation, resignation_offer
 from model.net.equity import cubeless_equity, flip_probs
 from model.players.base import group_argmax, group_starts
 from model.players.net_player import child_probabilities
-from model.search.lookahead import child_probabilities_ahead, evaluate_positions
+from model.search.lookahead import child_probabilities_ahead, evaluate_positions, move_filter
 
 CHECKER_PLAY = ("cubeful", "cubeless")
 NARDI_RESIGN_BELOW = 0.02
@@ -123,9 +123,7 @@ class CubePolicy:
         chosen = []
         for game in range(len(views)):  # the filter is per position; the deep look is one batch
             block = np.arange(start[game], start[game] + count[game])
-            order = block[np.argsort(-value[block], kind="stable")][: self.keep]
-            chosen.append(order[scale[game] * value[order] >= scale[game] * value[order[0]] - self.margin]
-                          if count[game] > 1 else order)
+            chosen.append(block[move_filter(scale[game] * value[block], self.keep, self.margin)])
         looked = np.concatenate(chosen)
         probs[looked] = child_probabilities_ahead(self.net, children[looked], self.plies, self.device)
         value[looked] = self._values(probs[looked], children[looked], parent[looked], views)

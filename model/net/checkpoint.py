@@ -243,9 +243,13 @@ def load_net(path: str | os.PathLike, game: str | None = None, device="cpu",
     return net.to(device).eval(), blob
 
 
-def load_player(path: str | os.PathLike, game: str | None = None, device="cpu"):
-    """A NetPlayer from a checkpoint file (see load_net for the checks); numpy inference on the CPU."""
+def load_player(path: str | os.PathLike, game: str | None = None, device="cpu",
+                exact_endgames: bool | None = None):
+    """A NetPlayer from a checkpoint file (see load_net for the checks); numpy inference on the CPU.
+    ``exact_endgames``: bear-off positions from the databases (model/net/evaluator.py; None: its
+    EXACT_ENDGAMES default)."""
+    from model.net.evaluator import with_exact_endgames
     from model.players.net_player import NetPlayer
 
     net, _ = load_net(path, game, device, backend="auto")
-    return NetPlayer(net, device=device, name=Path(path).stem)
+    return NetPlayer(with_exact_endgames(net, exact_endgames), device=device, name=Path(path).stem)

@@ -3,6 +3,7 @@
     make_player("heuristic", "nardi")            the seed's one-look heuristic
     make_player("gnubg-1ply", "backgammon")      GNU Backgammon's nets (optional gnubg-nn package)
     make_player("runs/bg/last.pt", "backgammon") a trained network from a checkpoint
+    make_player("runs/bg/last.pt+exact", ...)    the same, bear-offs from the databases (+noexact: never)
 
 Baselines: random, heuristic, heuristic-easy (both games); pubeval, gnubg (= gnubg-0ply), gnubg-0ply,
 gnubg-1ply, gnubg-2ply (backgammon only).
@@ -63,6 +64,7 @@ def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = No
         player = BASELINES[name](game, seed)
         player.name = name
         return player
+    spec, exact = split_endgame_suffix(spec)
     if not _looks_like_path(spec):
         raise ValueError(f"unknown player {spec!r}: give a checkpoint path or one of {', '.join(BASELINES)}")
     path = Path(spec)
@@ -70,7 +72,23 @@ def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = No
         raise FileNotFoundError(f"checkpoint not found: {spec}")
     from model.net.checkpoint import load_player  # lazy: needs torch and the network code
 
-    return load_player(path, game=game, device=device)
+    player = load_player(path, game=game, device=device, exact_endgames=exact)
+    if exact is not None:
+        player.name += ENDGAME_SUFFIXES[exact]
+    return player
+
+
+ENDGAME_SUFFIXES = {True: "+exact", False: "+noexact"}
+"""Checkpoint spec suffixes: bear-off positions from the databases (+exact) or from the network
+(+noexact) whatever model/net/evaluator.py's EXACT_ENDGAMES default says."""
+
+
+def split_endgame_suffix(spec: str) -> tuple[str, bool | None]:
+    """("path", True/False) for "path+exact" / "path+noexact", ("path", None) without a suffix."""
+    for exact, suffix in ENDGAME_SUFFIXES.items():
+        if spec.lower().endswith(suffix):
+            return spec[: -len(suffix)], exact
+    return spec, None
 
 
 def _looks_like_path(spec: str) -> bool:

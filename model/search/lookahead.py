@@ -68,3 +68,11 @@ def child_probabilities_ahead(net, children: np.ndarray, plies: int, device="cpu
     if (~done).any():
         out[~done] = flip_probs(game, evaluate_positions(net, flip(game, children[~done]), plies, device))
     return out
+
+
+def move_filter(util: np.ndarray, keep: int = 8, margin: float = 0.16) -> np.ndarray:
+    """The plays worth a closer look, best first: at most ``keep`` of the children of ONE position,
+    each within ``margin`` of the best utility (ties keep the generator's order)."""
+    order = np.argsort(-util, kind="stable")
+    cand = order[:keep]
+    return cand[util[cand] >= util[order[0]] - margin]

@@ -88,11 +88,17 @@ class SelfPlayActor:
     """Plays ``games`` self-play games at once with a copy of the network, greedy at 0-ply."""
 
     def __init__(self, net: OutcomeNet, games: int = 256, lam: float = 0.7, seed: int = 0,
-                 device="cpu", max_plies: int = 600, explore: float = 0.0):
+                 device="cpu", max_plies: int = 600, explore: float = 0.0, exact_endgames: bool = False):
         self.game = net.config.game
         self.net = OutcomeNet(net.config).to(device)
         self.net.load_state_dict(net.state_dict())
         self.net.eval()
+        # exact_endgames: plays and recorded values (so the targets) of bear-offs from the databases
+        self.evaluator = self.net
+        if exact_endgames:
+            from model.net.evaluator import ExactEndgames
+
+            self.evaluator = ExactEndgames(self.net)
         self.device = device
         self.lam = lam
         self.explore = explore
@@ -115,7 +121,7 @@ class SelfPlayActor:
         if opening.any():
             dice[opening] = opening_dice(self.game, self.rng, int(opening.sum()))
         children, parent = legal_plays(self.game, self.table.pos, dice)
-        probs = child_probabilities(self.net, children, self.device)
+        probs = child_probabilities(self.evaluator, children, self.device)
         pick = group_argmax(cubeless_equity(self.game, probs), parent, self.n)
         if self.explore > 0:
             wander = self.rng.random(self.n) < self.explore

@@ -1,0 +1,228 @@
+"""`evaluate.py rollout`: roll out a position, or the candidate plays of a roll, with confidence intervals.
+
+    python evaluate.py rollout 4HPwATDgc/ABMA --dice 31 --trials 1296        # rank the plays of 3-1
+    python evaluate.py rollout 4HPwATDgc/ABMA --dice 31 --plays all          # every legal play
+    python evaluate.py rollout 4HPwATDgc/ABMA --dice 31 --plays "8/5 6/5,13/10 24/23"
+    python evaluate.py rollout "XGID=..." --trials 2592                      # cube decision (cubeful)
+    python evaluate.py rollout '{"board": [...], ...}' --game nardi --dice 65 --truncate 20
+
+Positions are read as hint reads them (JSON, gnubg Position ID[:Match ID], XGID; the cube and match
+state and the dice from the Match ID or XGID). Trials are batched, with common quasi-random dice,
+luck adjustment (off: --no-vr), bear-offs valued by the databases (off: --no-bearoff), optional
+truncation and n-ply checker play; model/search/rollout.py has the method and the formulas. A
+progress bar runs on stderr; Ctrl-C stops and reports the trials finished so far.
+
+JSON schema (--json); probabilities and equities from the root side's view (with dice: the side that
+plays; without: the side on roll); "ci95" is [low, high]:
+
+    {"game", "bot", "position": <JSON form>, "position_id"? (backgammon), "dice": [a, b] | null,
+     "settings": {"trials", "ply", "truncate", "vr", "bearoff", "seed", "cubeful", "plays", "keep",
+                  "margin", "prune", "quasi", "cube": {"value", "owner", "match_length", "score", "crawford", "jacoby",
+                  "beavers"} | null},
+     "trials_done", "interrupted", "seconds", "trials_per_s",
+     "plays": [{"rank", "move", "position", "probs": {...}, "probs_se": {...}, "equity", "equity_se",
+                "ci95", "raw_equity_se", "cubeful": {"value", "se", "ci95", "raw_se"} | null,
+                "trials"}] | null,
+     "separation": {"difference", "se", "ci95", "separated"} | null,
+     "evaluation": {"probs", "probs_se", "equity", "equity_se", "ci95", "raw_equity_se", "cubeful": null,
+                    "trials"} | null,
+     "cube_decision": {"action", "double", "response", "unit": "equity"|"mwc",
+                       "no_double": {"value", "se", "ci95"}, "double_take": {...} | null,
+                       "double_pass": {...}, "normalised": {"no_double", "double_take", "double_pass"},
+                       "double_minus_no_double"?: {"difference", "se", "ci95", "separated"}} | null}
+
+"plays" (with dice) is ranked best first by "cubeful" value when the trials were cubeful (--cubeful),
+else by cubeless "equity"; "separation" is the best minus the second, trial by trial. "raw_equity_se"
+is the standard error of the same trials without luck adjustment. Without dice: "evaluation"
+(cubeless) and, in backgammon unless --cubeless, "cube_decision" from cubeful rollouts (money:
+equity per cube; match: MWC, "normalised" in gnubg's normalised equity).
+
+Bad input (unreadable position, finished game, no legal play, unknown play, trials < 2): one line on
+stderr, exit status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import numpy as np
+
+from engine.board import pips
+from engine.formats.position import write_json_position, write_position_id
+from model.cli.common import OneLineParser, UsageError, run_main
+from model.net.equity import OUTPUT_NAMES
+from model.search.rollout import Z95, estimate_json
+
+
+def build_parser() -> OneLineParser:
+    p = OneLineParser(prog="evaluate.py rollout", description="Roll out a position or the plays of a roll.")
+    p.add_argument("position", help="gnubg Position ID[:Match ID], XGID=..., or JSON position")
+    p.add_argument("--dice", help="the roll, e.g. 31 (default: the dice in the Match ID/XGID; none: the "
+                   "position's value and cube decision)")
+    p.add_argument("--trials", type=int, default=1296, help="trials per candidate (default: 1296)")
+    p.add_argument("--truncate", type=int, default=0, metavar="PLIES",
+                   help="stop each trial after PLIES plies with the evaluator's value (default: 0 = play out)")
+    p.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="checker play look-ahead in trials")
+    p.add_argument("--seed", type=int, default=0, help="dice seed (default: 0)")
+    p.add_argument("--plays", default="filter", help="with dice: 'filter' (hint's move filter, default), 'all', "
+                   "or plays in notation separated by commas")
+    p.add_argument("--game", default="backgammon", choices=("backgammon", "nardi"))
+    p.add_argument("--bot", default=None, help="checkpoint path (default: the shipped net of the game)")
+    p.add_argument("--no-vr", action="store_true", help="no luck adjustment (variance reduction)")
+    p.add_argument("--prune", type=int, default=8, metavar="K", help="0-ply backgammon: the luck adjustment "
+                   "looks at each roll's K best plays by pubeval's score (default: 8; 0: every play)")
+    p.add_argument("--no-bearoff", action="store_true", help="play bear-offs out instead of reading the databases")
+    p.add_argument("--cubeful", action="store_true", help="with dice: roll the plays out with the cube in play")
+    p.add_argument("--cubeless", action="store_true", help="without dice: no cubeful rollouts, no cube decision")
+    p.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
+    p.add_argument("--batch", type=int, default=None, help="trials in play at once (default: 256, 4096 with --no-vr)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    return p
+
+
+def run_rollout(bot, game, pos, dice, state, trials, *, ply=0, truncate=0, seed=0, plays="filter", vr=True,
+                bearoff=True, cubeful=None, batch=None, prune=8, progress=True):
+    """model.search.rollout.rollout with a progress bar on stderr (quiet off a terminal, without tqdm, or
+    if not ``progress``)."""
+    from model.cli.common import progress_bar
+    from model.search.rollout import rollout
+
+    with progress_bar(trials, "trial", progress) as bar:
+        return rollout(bot.net, pos, dice, trials, plies=ply, truncate=truncate, vr=vr, bearoff=bearoff,
+                       seed=seed, plays=plays, state=state, cubeful=cubeful, batch=batch, prune=prune,
+                       progress=bar.update)
+
+
+def to_json(result, game: str, bot_name: str, pos, state) -> dict:
+    """The documented JSON of a model.search.rollout.RolloutResult."""
+    out = {"game": game, "bot": bot_name, "position": write_json_position(pos),
+           "dice": None if result.dice is None else list(result.dice)}
+    if game == "backgammon":
+        out["position_id"] = write_position_id(pos)
+    cube = None if state is None else {
+        "value": state.value, "owner": state.owner, "match_length": state.match_length,
+        "score": [state.score_me, state.score_opp], "crawford": state.crawford, "jacoby": state.jacoby,
+        "beavers": state.beavers}
+    out["settings"] = {**result.settings, "cube": cube}
+    out.update(trials_done=result.trials, interrupted=result.interrupted, seconds=result.seconds,
+               trials_per_s=result.trials_per_s, plays=None, separation=result.separation,
+               evaluation=None, cube_decision=result.cube_decision)
+    if result.plays:
+        out["plays"] = [{"rank": i, "move": e.label, "position": write_json_position(e.position),
+                         **estimate_json(game, e)} for i, e in enumerate(result.plays, start=1)]
+    if result.evaluation is not None:
+        out["evaluation"] = estimate_json(game, result.evaluation)
+    return out
+
+
+def render(answer: dict) -> str:
+    """The rollout for people: settings, ranked plays or the position's value and cube decision."""
+    game, s = answer["game"], answer["settings"]
+    names = OUTPUT_NAMES[game]
+    short = [n.replace("win_", "W").replace("lose_", "L").replace("backgammon", "bg").replace("gammon", "g")
+             for n in names]
+    pos = answer["position"]
+    mine, theirs = pips(game, np.array([pos["board"] + pos["bar"] + pos["off"]], dtype=np.int8))[0]
+    head = (f"Rollout{' of ' + answer['position_id'] if 'position_id' in answer else ''}"
+            f"{', dice ' + '-'.join(map(str, answer['dice'])) if answer['dice'] else ''}: "
+            f"{answer['trials_done']} trials{' (interrupted)' if answer['interrupted'] else ''}, "
+            f"{s['ply']}-ply, {'luck-adjusted' if s['vr'] else 'no luck adjustment'}, "
+            f"{'truncated at ' + str(s['truncate']) + ' plies' if s['truncate'] else 'played out'}, "
+            f"{'cubeful' if s['cubeful'] else 'cubeless'}, seed {s['seed']}; pips {mine} vs {theirs}; "
+            f"{answer['seconds']:.1f} s, {answer['trials_per_s']:.1f} trials/s")
+    lines = [head]
+    if answer["plays"]:
+        cubeful = answer["plays"][0]["cubeful"] is not None
+        lines.append(f"{'#':>3}  {'Play':<24}{'Cubeful' if cubeful else 'Equity':>9}{'+-95%':>8}"
+                     + ("" if cubeful else f"{'raw+-':>8}") + "  " + " ".join(f"{n:>6}" for n in short))
+        for p in answer["plays"]:
+            value, se = ((p["cubeful"]["value"], p["cubeful"]["se"]) if cubeful else (p["equity"], p["equity_se"]))
+            raw = "" if cubeful else f"{Z95 * p['raw_equity_se']:8.3f}"
+            lines.append(f"{p['rank']:>3}  {p['move'] or '(no play)':<24}{value:+9.3f}{Z95 * se:8.3f}{raw}  "
+                         + " ".join(f"{100 * p['probs'][n]:6.1f}" for n in names))
+        sep = answer["separation"]
+        if sep is not None:
+            verdict = "separated from" if sep["separated"] else "NOT separated from"
+            lines.append(f"Best play {verdict} the second: {sep['difference']:+.3f} "
+                         f"(95% {sep['ci95'][0]:+.3f} to {sep['ci95'][1]:+.3f}, same dice)")
+    if answer["evaluation"] is not None:
+        e = answer["evaluation"]
+        lines.append("Cubeless: " + "  ".join(f"{n} {100 * e['probs'][n]:.1f}%" for n in names)
+                     + f"  equity {e['equity']:+.3f} +- {Z95 * e['equity_se']:.3f} "
+                     f"(without luck adjustment +- {Z95 * e['raw_equity_se']:.3f})")
+    c = answer["cube_decision"]
+    if c is not None:
+        lines.append(f"Cube decision (cubeful rollouts): {c['action']}"
+                     + (f"   (the taker should {c['response']})" if c["response"] else ""))
+        for key, label in (("no_double", "No double"), ("double_take", "Double, take"),
+                           ("double_pass", "Double, pass")):
+            v = c[key]
+            if v is not None:
+                unit = f"{100 * v['value']:7.2f}% MWC" if c["unit"] == "mwc" else f"{v['value']:+.3f}"
+                lines.append(f"  {label:<14}{unit}   +- {(100 if c['unit'] == 'mwc' else 1) * Z95 * v['se']:.3f}")
+        d = c.get("double_minus_no_double")
+        if d is not None:
+            lines.append(f"  double - no double: {d['difference']:+.4f} (95% {d['ci95'][0]:+.4f} to "
+                         f"{d['ci95'][1]:+.4f}){'' if d['separated'] else ', not separated'}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    """``evaluate.py rollout``: bad input is one line ``evaluate.py rollout: error: ...``, exit 2."""
+    return run_main("evaluate.py rollout", rollout_main, argv)
+
+
+def rollout_main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    from model.bot import Bot
+    from engine.formats.position import read_position_text
+    from model.cli.hint import _dice_of, cube_view_of
+    from model.net.checkpoint import CheckpointError
+
+    if args.trials < 2:
+        raise UsageError(f"--trials must be at least 2, got {args.trials}")
+    if args.truncate < 0 or (args.batch is not None and args.batch < 1):
+        raise UsageError("--truncate must be >= 0 and --batch >= 1")
+    try:
+        bot = Bot.load(args.bot, game=args.game)
+    except (CheckpointError, ValueError, FileNotFoundError) as e:
+        raise UsageError(str(e)) from None
+    if bot.net is None:
+        raise UsageError(f"{bot.name} is a baseline; a rollout needs a network checkpoint")
+    try:
+        pos, info = read_position_text(args.game, args.position)
+        dice = _dice_of(args.dice, info)
+        state = cube_view_of(pos, info, args.met) if args.game == "backgammon" else None
+        plays = args.plays if args.plays in ("filter", "all") else [p.strip() for p in args.plays.split(",")]
+        cubeful = args.cubeful if dice is not None else not args.cubeless
+        result = run_rollout(bot, args.game, pos, None if dice is None else tuple(int(d) for d in dice), state,
+                             args.trials, ply=args.ply, truncate=args.truncate, seed=args.seed, plays=plays,
+                             vr=not args.no_vr, bearoff=not args.no_bearoff, cubeful=cubeful, batch=args.batch,
+                             prune=args.prune, progress=not args.no_progress)
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    answer = to_json(result, args.game, bot.name, pos, state)
+    print(json.dumps(answer, indent=1) if args.json else render(answer), flush=True)
+    return 0
+
+
+def confirm_hint(bot, query, answer: dict, trials: int, top: int, met: str) -> dict | None:
+    """``hint --rollout N``: roll out the first ``top`` plays hint lists (or, without dice, the
+    position and its cube decision), cubeful in backgammon as hint ranks; the rollout's JSON, or
+    None when there is no legal play."""
+    from model.cli.hint import cube_view_of
+
+    if trials < 2:
+        raise ValueError(f"--rollout needs at least 2 trials, got {trials}")
+    state = cube_view_of(query.position, query.info, met) if query.game == "backgammon" else None
+    dice, plays = None, "filter"
+    if answer["plays"] is not None:
+        if answer["plays"][0]["move"] == "":
+            return None
+        dice = tuple(int(d) for d in query.dice)
+        plays = [p["move"] for p in answer["plays"][:max(top, 1)]]
+    result = run_rollout(bot, query.game, query.position, dice, state, trials, plays=plays,
+                         cubeful=state is not None, progress=True)
+    return to_json(result, query.game, bot.name, query.position, state)

@@ -1,0 +1,453 @@
+"""The rollout engine: many trials of many candidates played side by side, one ply at a time.
+
+A *candidate* is a start position (seen by its side on roll) with its cube; a *trial* plays it out
+once with dice stream t. Item (candidate c, trial t) is the unit of work; items enter a pool of
+``batch`` slots in the order t = 0, 1, ..., candidates inside, and a finished item's slot takes
+the next one at once. Every ply of the whole pool is one ``legal_plays`` call and one network call
+(plus the deeper calls of the n-ply look-ahead when ``plies`` > 0).
+
+Values are kept from the *root* side's view (the side whose equity is asked for): probabilities
+(K,) cumulative as in model/net/equity.py and, in cubeful trials, one number: money equity in units
+of the root's starting cube, or the root's match-winning chance (MWC).
+
+Dice (``trial_dice``): trial t throws ``model.arena.cubeless.throws(seed, t, ply)``, the same for
+every candidate (common random numbers), except the first two throws, which are quasi-random:
+within each block of 1,296 trials, with a = t mod 36 and k = (t // 36) mod 36, the first throw is
+combination P1[a] and the second P2[(a + k) mod 36] of the 36 ordered ones (P1, P2 permutations
+drawn per block from the seed): trials 36 j .. 36 j + 35 throw every first and every second roll
+once, and a whole block throws every pair of the 1,296 once.
+
+Variance reduction (``vr``), the usual luck adjustment: before each roll the side on roll's value
+after each of the 21 rolls r is V(r) = the evaluator's value of its best play for r (all 21 rolls
+x all plays: one legal_plays call, one network call). The luck of the roll thrown is
+    L = V(r_thrown) - sum_r w_r V(r)      (w_r = 1/36 for doubles, 2/36 otherwise)
+and a trial's estimate is  result - sum over its plies of L  (in the root's view). Each L has mean
+0 whatever the evaluator, so the estimate stays unbiased; a good evaluator removes most of the dice'
+noise. With ``prune`` = K (0-ply backgammon) V(r) is the evaluator's best among the K plays of r
+that pubeval scores highest (gnubg likewise lets its small pruning nets pick the plays its 0-ply
+evaluation looks at); that is still a function of the roll alone, so L still has mean 0, and the
+play made is still the best of all plays. The raw result (no adjustment) is kept too: same games,
+same dice, so both estimates and their spreads come from one run.
+
+A trial ends when a side bears off its last checker (the result: outcome probabilities, and points x
+cube), at a bear-off position when ``bearoff`` is on (the databases' numbers, model/net/evaluator.py:
+exact in two-sided backgammon bear-offs, the one-sided race value otherwise), after ``truncate``
+plies (the evaluator's value at ``plies``), or when a double is passed (cubeful trials).
+
+Cubeful trials (model/cube/decisions.py, the project's own cube decisions, as gnubg's rollouts use
+gnubg's): before each roll the side on roll, when it may double (``may_double``), doubles when
+``cube_decision`` says so, from the evaluator's probabilities of the position and its cube
+efficiency; the other side answers with the same decision's ``response`` (pass: the game ends,
+the doubler wins the cube; take: cube x2, owned by the taker; beaver: cube x4, owned by the taker).
+Checker play maximises ``checker_play_value`` (Janowski cubeful equity in money, cubeful MWC in a
+match), cubeless trials maximise cubeless equity. A truncated or bear-off trial is valued with the
+cube decision's ``optimal`` value (money two-sided bear-offs: the exact cubeful table). A passed
+double ends the cubeless probabilities at the evaluator's numbers of that position.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.board import CHECKERS, OFF, OPP_OFF, flip, has_contact, winner_score
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+
+from model.arena.pool import throws
+from model.cube import decisions as cube
+from model.net.bearoff import bearoff_mask
+from model.net.equity import cubeless_equity, flip_probs, outcome_targets
+from model.net.evaluator import ExactEndgames
+from model.players.base import group_argmax
+from model.players.net_player import child_probabilities
+from model.search.lookahead import child_probabilities_ahead, evaluate_positions
+
+MAX_PLIES = 1000
+"""A trial still going after this many plies is truncated (the evaluator's value)."""
+ROLL_INDEX = np.zeros((7, 7), dtype=np.int64)
+ROLL_INDEX[ALL_ROLLS[:, 0], ALL_ROLLS[:, 1]] = ROLL_INDEX[ALL_ROLLS[:, 1], ALL_ROLLS[:, 0]] = np.arange(21)
+NO_OWNER, ROOT, OTHER = -1, 0, 1  # cube owner, absolute: nobody, the root side, the other side
+
+
+def trial_dice(seed: int, trial: np.ndarray, ply: np.ndarray, quasi: bool = True) -> np.ndarray:
+    """The throw (n, 2) of each trial at its ply (module docstring: quasi-random first two throws,
+    unless ``quasi`` is off)."""
+    trial, ply = np.asarray(trial, dtype=np.int64), np.asarray(ply, dtype=np.int64)
+    dice = throws(seed, trial, ply)
+    early = np.flatnonzero(ply < 2) if quasi else np.zeros(0, dtype=np.int64)
+    if len(early):
+        t, p = trial[early], ply[early]
+        a, k, block = t % 36, (t // 36) % 36, t // 1296
+        combo = np.empty(len(early), dtype=np.int64)
+        for b in np.unique(block):
+            rng = np.random.default_rng([seed & 0xFFFFFFFF, int(b), 0x5EED])
+            first, second = rng.permutation(36), rng.permutation(36)
+            here = block == b
+            combo[here] = np.where(p[here] == 0, first[a[here]], second[(a[here] + k[here]) % 36])
+        dice[early] = np.stack([combo // 6 + 1, combo % 6 + 1], axis=1)
+    return dice
+
+
+@dataclass
+class Settings:
+    """How trials are played. ``state``: the root side's cube and score (cubeful trials only)."""
+
+    game: str
+    plies: int = 0
+    truncate: int = 0  # 0: play to the end
+    vr: bool = True
+    bearoff: bool = True
+    seed: int = 0
+    keep: int = 8  # the look-ahead's move filter at plies > 0 (lookahead.move_filter, as the policy)
+    margin: float = 0.16
+    prune: int = 0  # luck of 0-ply backgammon trials: best of this many plays by pubeval (0: of all)
+    quasi: bool = True  # quasi-random first two throws
+    state: cube.CubeState | None = None
+    device: str = "cpu"
+
+
+@dataclass
+class Candidates:
+    """Start positions (C, 28), side on roll's view, and how each one starts."""
+
+    positions: np.ndarray
+    root_on_roll: np.ndarray  # (C,) bool: the side on roll is the root side
+    cubeful: np.ndarray  # (C,) bool
+    cube: np.ndarray  # (C,) int: the cube value at the start
+    owner: np.ndarray  # (C,) int: NO_OWNER, ROOT or OTHER
+    hold: np.ndarray  # (C,) bool: the side on roll does not double at its first turn ("no double")
+
+
+class Trials:
+    """The pool of items in play and the per-item results (C, T, ...), root's view."""
+
+    def __init__(self, net, cands: Candidates, trials: int, s: Settings, batch: int):
+        self.net = ExactEndgames(net) if s.bearoff else net
+        self.s, self.c, self.trials = s, cands, trials
+        n_c, k = len(cands.positions), self.net.config.outputs
+        self.probs = np.full((n_c, trials, k), np.nan)  # luck-adjusted
+        self.raw = np.full((n_c, trials, k), np.nan)
+        self.cf = np.full((n_c, trials), np.nan)
+        self.cf_raw = np.full((n_c, trials), np.nan)
+        self.done = np.zeros((n_c, trials), dtype=bool)
+        self.c0 = s.state.value if s.state is not None else 1
+        slots = max(1, min(batch, n_c * trials))
+        self.item = np.full(slots, -1, dtype=np.int64)
+        self.pos = np.zeros((slots, 28), dtype=np.int8)
+        self.root_turn = np.zeros(slots, dtype=bool)
+        self.ply = np.zeros(slots, dtype=np.int64)
+        self.cube = np.ones(slots, dtype=np.int64)
+        self.owner = np.zeros(slots, dtype=np.int64)
+        self.hold = np.zeros(slots, dtype=bool)
+        self.luck = np.zeros((slots, k))
+        self.luck_cf = np.zeros(slots)
+        self.now = np.zeros((slots, k))  # evaluator's probabilities of the position on roll (mover)
+        self.now_ok = np.zeros(slots, dtype=bool)
+        self.next_item = 0
+        self._states: dict = {}
+        self._freed: list[np.ndarray] = []  # slots finished this ply: refilled once the ply is over
+        self._fill(np.arange(slots))
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+    @property
+    def active(self) -> np.ndarray:
+        return np.flatnonzero(self.item >= 0)
+
+    def completed(self) -> int:
+        """Trials t such that every trial <= t of every candidate is finished (a prefix)."""
+        whole = self.done.all(axis=0)
+        return int(np.argmin(whole)) if not whole.all() else self.trials
+
+    def _fill(self, slots: np.ndarray) -> None:
+        n_c = len(self.c.positions)
+        slots = slots[: max(0, n_c * self.trials - self.next_item)]
+        items = self.next_item + np.arange(len(slots))
+        self.next_item += len(slots)
+        c = items % n_c
+        self.item[slots] = items
+        self.pos[slots] = self.c.positions[c]
+        self.root_turn[slots] = self.c.root_on_roll[c]
+        self.ply[slots] = 0
+        self.cube[slots], self.owner[slots], self.hold[slots] = self.c.cube[c], self.c.owner[c], self.c.hold[c]
+        self.luck[slots], self.luck_cf[slots], self.now_ok[slots] = 0.0, 0.0, False
+
+    def _finish(self, slots, probs_mover, cf_root) -> None:
+        """Record the results of ``slots`` (mover's probabilities, root's cubeful value); the slots
+        take new items once the ply is over."""
+        items = self.item[slots]
+        c, t = items % len(self.c.positions), items // len(self.c.positions)
+        probs = self._root_probs(probs_mover, self.root_turn[slots])
+        self.raw[c, t], self.probs[c, t] = probs, probs - self.luck[slots]
+        self.cf_raw[c, t], self.cf[c, t] = cf_root, cf_root - self.luck_cf[slots]
+        self.done[c, t] = True
+        self.item[slots] = -1
+        self._freed.append(slots)
+
+    def _root_probs(self, probs, root_turn):
+        return np.where(root_turn[:, None], probs, flip_probs(self.s.game, probs))
+
+    def _root_delta(self, delta, root_turn):
+        """A difference of mover's probabilities seen by the root: flip_probs' linear part."""
+        flipped = flip_probs(self.s.game, delta)
+        flipped[:, 0] -= 1.0  # flip(p)_win = 1 - p_win: the difference only changes sign
+        return np.where(root_turn[:, None], delta, flipped)
+
+    # -- the cube ----------------------------------------------------------------------------------
+    def _state(self, slot_root_turn: bool, value: int, owner: int) -> cube.CubeState:
+        """The cube and score seen by the side on roll."""
+        key = (bool(slot_root_turn), int(value), int(owner))
+        if key not in self._states:
+            rel = {NO_OWNER: cube.CENTRED, ROOT: cube.ME, OTHER: cube.OPPONENT}[owner]
+            state = replace(self.s.state, value=int(value), owner=rel)
+            self._states[key] = state if slot_root_turn else state.flipped()
+        return self._states[key]
+
+    def _group_ids(self, slots):
+        """(group (n,), [mover's CubeState per group]): the cube state each slot's mover sees,
+        -1 for cubeless slots."""
+        cubeful = self.c.cubeful[self.item[slots] % len(self.c.positions)]
+        gid = np.full(len(slots), -1, dtype=np.int64)
+        if not cubeful.any():
+            return gid, []
+        keys = np.stack([self.root_turn[slots], self.cube[slots], self.owner[slots]], axis=1)[cubeful]
+        found, inverse = np.unique(keys, axis=0, return_inverse=True)
+        gid[cubeful] = inverse.reshape(-1)
+        return gid, [self._state(*key) for key in found]
+
+    def _groups(self, slots):
+        """[(positions in ``slots``, mover's CubeState)] of the cubeful slots, by cube state."""
+        gid, states = self._group_ids(slots)
+        return [(np.flatnonzero(gid == g), state) for g, state in enumerate(states)]
+
+    def _to_root(self, value, slots, state: cube.CubeState, delta: bool = False):
+        """A mover's cubeful value (money: per current cube; match: MWC) in the root's units."""
+        root = self.root_turn[slots]
+        if state.is_money:
+            return np.where(root, 1.0, -1.0) * value * self.cube[slots] / self.c0
+        if delta:
+            return np.where(root, value, -value)
+        return np.where(root, value, 1.0 - value)
+
+    def _on_roll_value(self, slots, probs, cf_out) -> None:
+        """Cubeful value (root's units) of positions on roll, into ``cf_out``: the cube decision's
+        optimal value (the no-double value where the side holds the cube this turn), from the
+        exact two-sided tables in money bear-offs."""
+        for rows, state in self._groups(slots):
+            s, hold = slots[rows], self.hold[slots[rows]]
+            value = _on_roll(probs[rows], cube.cube_efficiency(self.pos[s]), state, hold)
+            if state.is_money and self.s.game == "backgammon" and self.s.bearoff:
+                from model.net import bearoff_two_sided as ts
+
+                small = ts.two_sided_mask(self.pos[s])
+                if small.any():
+                    exact = ts.two_sided_cubeful(self.pos[s][small], state.owner)
+                    if state.owner != cube.OPPONENT and hold[small].any():
+                        nd = ts.cube_decision(self.pos[s][small], state.owner).no_double
+                        exact = np.where(hold[small], nd, exact)
+                    value[small] = exact
+            cf_out[rows] = self._to_root(value, s, state)
+
+    def _cube_actions(self, slots) -> np.ndarray:
+        """Doubles, takes and passes before the roll; returns the slots that still roll."""
+        if self.s.state is None:
+            return slots
+        rolling = np.ones(len(slots), dtype=bool)
+        for rows, state in self._groups(slots):
+            rows = rows[~self.hold[slots[rows]]]
+            if not len(rows) or not cube.double_available(state):
+                continue
+            s = slots[rows]
+            self._evaluate_now(s)
+            d = cube.cube_decision(self.now[s], cube.cube_efficiency(self.pos[s]), state)
+            doubled = np.flatnonzero(d.double)
+            response = np.asarray(d.response)[doubled]
+            passed = s[doubled[response == cube.PASS]]
+            if len(passed):  # the doubler wins the cube: 1 per current cube, or the MWC of it
+                won = 1.0 if state.is_money else float(cube.result_mwc(state, state.value))
+                self._finish(passed, self.now[passed], self._to_root(np.full(len(passed), won), passed, state))
+                rolling[rows[doubled[response == cube.PASS]]] = False
+            for answer, factor in ((cube.TAKE, 2), (cube.BEAVER, 4)):
+                taken = s[doubled[response == answer]]
+                self.cube[taken] *= factor
+                self.owner[taken] = np.where(self.root_turn[taken], OTHER, ROOT)
+        self.hold[slots] = False
+        return slots[rolling]
+
+    # -- evaluation --------------------------------------------------------------------------------
+    def _evaluate_now(self, slots) -> None:
+        todo = slots[~self.now_ok[slots]]
+        if len(todo):
+            self.now[todo] = evaluate_positions(self.net, self.pos[todo], self.s.plies, self.s.device)
+            self.now_ok[todo] = True
+
+    def _best(self, children, parent, frontier_slot, full=None):
+        """The best child of every frontier row for play and for the luck: ((index (F,), mover's
+        probs (F, K), cubeful value (F,) in the mover's units, nan in cubeless rows)) twice.
+        ``frontier_slot`` (F,) names the slot whose cube state applies. With ``prune`` (0-ply
+        backgammon), only rows in ``full`` have every child evaluated (their best play is the true
+        0-ply best); the luck's best of every row is the best among its ``prune`` best children by
+        pubeval's score, as gnubg's pruning nets pick the plays its 0-ply evaluates."""
+        s, n = self.s, len(frontier_slot)
+        pruned = s.prune > 0 and s.plies == 0 and s.game == "backgammon" and full is not None
+        if pruned:
+            from model.players.pubeval import fast_scores
+
+            race = ~has_contact(s.game, self.pos[frontier_slot])  # pubeval judges the position before
+            keep = _group_rank(fast_scores(children, race[parent]), parent, n) < s.prune
+            look = np.flatnonzero(keep | full[parent])
+            probs = np.full((len(children), self.net.config.outputs), np.nan)
+            probs[look] = child_probabilities(self.net, children[look], s.device)
+            util = np.full(len(children), -np.inf)
+            util[look] = self._utility(probs[look], children[look], parent[look], frontier_slot)
+        else:
+            probs = child_probabilities(self.net, children, s.device)
+            util = self._utility(probs, children, parent, frontier_slot)
+        if s.plies > 0:
+            top = util[group_argmax(util, parent, n)][parent]
+            cand = np.flatnonzero((_group_rank(util, parent, n) < s.keep) & (util >= top - s.margin))
+            probs[cand] = child_probabilities_ahead(self.net, children[cand], s.plies, s.device)
+            deep = np.full(len(children), -np.inf)
+            deep[cand] = self._utility(probs[cand], children[cand], parent[cand], frontier_slot)
+            util = deep
+        cubeful = (self.c.cubeful[self.item[frontier_slot] % len(self.c.positions)] if s.state is not None
+                   else np.zeros(n, dtype=bool))
+
+        def pick(best):
+            cf = np.full(n, np.nan)
+            cf[cubeful] = util[best[cubeful]]
+            return best, probs[best], cf
+
+        play = pick(group_argmax(util, parent, n))
+        return play, (pick(group_argmax(np.where(keep, util, -np.inf), parent, n)) if pruned else play)
+
+    def _utility(self, probs, children, parent, frontier_slot):
+        """What the mover maximises: cubeless equity, or checker_play_value at its cube state."""
+        util = cubeless_equity(self.s.game, probs)
+        if self.s.state is None:
+            return util
+        gid, states = self._group_ids(frontier_slot)
+        if not states:
+            return util
+        gid = gid[parent]
+        x = cube.cube_efficiency(flip(self.s.game, children))
+        for g, state in enumerate(states):
+            rows = np.flatnonzero(gid == g)
+            util[rows] = cube.checker_play_value(probs[rows], state, x[rows])
+        return util
+
+    # -- one ply -------------------------------------------------------------------------------------
+    def step(self) -> int:
+        """Every item in play plays one turn (or ends); returns how many items ended."""
+        s, game = self.s, self.s.game
+        before = int(self.done.sum())
+        slots = self.active
+        over = slots[self.pos[slots, OPP_OFF] == CHECKERS]  # a candidate that already won
+        if len(over):
+            self.root_turn[over] ^= True  # scored for the side that bore off its last checker
+            self._end_game(over, flip(game, self.pos[over]))
+        slots = self.active
+        if s.bearoff:
+            end = slots[bearoff_mask(game, self.pos[slots])]
+            if len(end):
+                self._end_on_roll(end, self.net.probabilities(self.pos[end], s.device))
+        slots = self.active
+        cap = s.truncate if s.truncate > 0 else MAX_PLIES
+        end = slots[self.ply[slots] >= cap]
+        if len(end):
+            self._evaluate_now(end)
+            self._end_on_roll(end, self.now[end].copy())
+        slots = self._cube_actions(self.active)
+        if len(slots):
+            self._play(slots)
+        if self._freed:
+            self._fill(np.concatenate(self._freed))
+            self._freed = []
+        return int(self.done.sum()) - before
+
+    def _end_on_roll(self, slots, probs) -> None:
+        cf = np.full(len(slots), np.nan)
+        if self.s.state is not None:
+            self._on_roll_value(slots, probs, cf)
+        self._finish(slots, probs, cf)
+
+    def _play(self, slots) -> None:
+        s, game = self.s, self.s.game
+        t, c = self.item[slots] // len(self.c.positions), self.item[slots] % len(self.c.positions)
+        dice = trial_dice(s.seed, t, self.ply[slots], s.quasi)
+        if s.vr:  # every roll of every distinct (position, cube) on roll
+            key = np.concatenate([self.pos[slots].astype(np.int64),
+                                  np.stack([self.root_turn[slots], self.cube[slots], self.owner[slots],
+                                            self.c.cubeful[c]], axis=1)], axis=1)
+            _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+            inverse = inverse.reshape(-1)
+            rolls = len(ALL_ROLLS)
+            frontier = np.repeat(slots[first], rolls)
+            children, parent = legal_plays(game, self.pos[frontier], np.tile(ALL_ROLLS, (len(first), 1)))
+            row = inverse * rolls + ROLL_INDEX[dice[:, 0], dice[:, 1]]
+            thrown = np.zeros(len(frontier), dtype=bool)
+            thrown[row] = True
+            (best, probs, _), (_, luck_probs, cf) = self._best(children, parent, frontier, thrown)
+            mean = np.einsum("r,urk->uk", ROLL_WEIGHTS, luck_probs.reshape(len(first), rolls, -1))[inverse]
+            self.luck[slots] += self._root_delta(luck_probs[row] - mean, self.root_turn[slots])
+            if s.state is not None:
+                cf_mean = (cf.reshape(len(first), rolls) @ ROLL_WEIGHTS)[inverse]
+                for rows, state in self._groups(slots):
+                    self.luck_cf[slots[rows]] += self._to_root(cf[row[rows]] - cf_mean[rows], slots[rows],
+                                                               state, delta=True)
+        else:
+            children, parent = legal_plays(game, self.pos[slots], dice)
+            (best, probs, _), _ = self._best(children, parent, slots)
+            row = np.arange(len(slots))
+        chosen, chosen_probs = children[best[row]], probs[row]
+        over = chosen[:, OFF] == CHECKERS
+        if over.any():
+            self._end_game(slots[over], chosen[over])
+        live = slots[~over]
+        self.pos[live] = flip(game, chosen[~over])
+        self.now[live] = flip_probs(game, chosen_probs[~over])
+        self.now_ok[live] = True
+        self.root_turn[live] ^= True
+        self.ply[live] += 1
+
+    def _end_game(self, slots, final) -> None:
+        """The mover has borne off its last checker: the exact result."""
+        game = self.s.game
+        score = winner_score(game, final)
+        cf = np.full(len(slots), np.nan)
+        if self.s.state is not None:
+            for rows, state in self._groups(slots):
+                sl = slots[rows]
+                jacoby = state.is_money and state.jacoby and state.owner == cube.CENTRED
+                points = np.where(jacoby, 1, score[rows]) * self.cube[sl]
+                value = points / self.cube[sl] if state.is_money else cube.result_mwc(state, points)
+                cf[rows] = self._to_root(np.asarray(value, dtype=np.float64), sl, state)
+        self._finish(slots, outcome_targets(game, score).astype(np.float64), cf)
+
+    def run(self, progress=None) -> None:
+        """Play until every item is done; ``progress(n)`` after each ply with the items that ended."""
+        while len(self.active):
+            ended = self.step()
+            if progress is not None:
+                progress(ended)
+
+
+def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:
+    """Value of positions on roll (money: per current cube; match: MWC) once the cube decision is
+    taken: max(no double, min(double/take, double/pass)) where the side may double, no double where
+    it may not or ``hold``s the cube this turn."""
+    d = cube.cube_decision(probs, x, state)
+    if state.is_money:
+        nd, dt_or_dp = d.no_double, np.minimum(d.double_take, d.double_pass)
+    else:
+        nd, dt_or_dp = d.no_double_mwc, np.minimum(d.double_take_mwc, d.double_pass_mwc)
+    return np.where(d.double & ~np.asarray(hold, dtype=bool), dt_or_dp, nd).astype(np.float64)
+
+
+def _group_rank(values, parent, n) -> np.ndarray:
+    """Rank (0 = highest) of each value within its parent's group (``parent`` sorted, groups 0..n-1)."""
+    order = np.lexsort((-values, parent))
+    start = np.searchsorted(parent[order], np.arange(n))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order)) - np.repeat(start, np.bincount(parent, minlength=n))
+    return rank

@@ -1,0 +1,121 @@
+"""Rollout speed side by side with GNU Backgammon 1.07's own rollout, in one run.
+
+    python scripts/bench_rollout.py --vr-trials 324 --plain-trials 1296 --json docs/bench_rollout.json
+
+The same position (default: the opening, the side on roll to roll), the same trials, 0-ply checker
+play, cubeless, no truncation, quasi-random dice, with and without variance reduction. gnubg runs
+as Debian's /usr/games/gnubg with an embedded-Python script (/work/shared/FORMATS.md, "gnubg's
+rollout, for speed comparisons"); the script times only its ``rollout`` command. Ours is
+model.search.rollout.rollout on the shipped net, timed from the first trial to the last (loading
+excluded), once with the luck looking at every play and once pruned (``--prune``). The runs
+alternate between the two programs so that other load on the machine falls on both; each line
+also gives the CPU seconds the process used (gnubg: its own user+system time inside the run), a
+figure less sensitive to that load. Ratios are ours / gnubg's trials per second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+GNUBG_SCRIPT = """
+import gnubg, os, time
+for c in ["set automatic roll off", "new game", "set board " + os.environ["POS"], "set turn 1",
+          "set rollout trials " + os.environ["TRIALS"], "set rollout truncation enable off",
+          "set rollout varredn " + os.environ["VR"], "set rollout quasirandom on", "set rollout cubeful off",
+          "set rollout chequerplay plies 0", "set rollout cubedecision plies 0", "set rollout seed 1"]:
+    gnubg.command(c)
+t, c = time.time(), os.times()
+gnubg.command("rollout")
+wall, after = time.time() - t, os.times()
+print("BENCH", wall, after.user - c.user + after.system - c.system)
+"""
+
+
+def gnubg_rollout(gnubg: str, position: str, trials: int, vr: bool) -> dict:
+    """gnubg's rollout of ``position``: {"trials", "seconds", "cpu_seconds", "trials_per_s"}."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "bench.py"
+        script.write_text(GNUBG_SCRIPT)
+        env = dict(os.environ, POS=position, TRIALS=str(trials), VR="on" if vr else "off")
+        done = subprocess.run([gnubg, "-t", "-q", "-r", "-p", str(script)], capture_output=True, text=True,
+                              env=env, cwd=tmp, timeout=3600, check=False)
+    line = [x for x in done.stdout.splitlines() if x.startswith("BENCH")]
+    if not line:
+        raise RuntimeError(f"gnubg gave no timing: {done.stdout[-500:]} {done.stderr[-500:]}")
+    wall, cpu = map(float, line[-1].split()[1:])
+    return {"trials": trials, "seconds": wall, "cpu_seconds": cpu, "trials_per_s": trials / wall}
+
+
+def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: int | None) -> dict:
+    from model.bot import read_position
+    from model.search.rollout import rollout
+
+    pos = read_position("backgammon", position)
+    cpu = time.process_time()
+    r = rollout(net, pos, trials=trials, vr=vr, prune=prune, batch=batch, seed=1)
+    e = r.evaluation
+    return {"trials": r.trials, "seconds": r.seconds, "cpu_seconds": time.process_time() - cpu,
+            "trials_per_s": r.trials_per_s, "equity": e.equity, "equity_se": e.equity_se,
+            "raw_equity_se": e.raw_equity_se}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--position", default="4HPwATDgc/ABMA")
+    ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.pt"))
+    ap.add_argument("--vr-trials", type=int, default=324)
+    ap.add_argument("--plain-trials", type=int, default=1296)
+    ap.add_argument("--prune", type=int, default=8, help="the pruned run's --prune (default: 8)")
+    ap.add_argument("--batch", type=int, default=None)
+    ap.add_argument("--gnubg", default="/usr/games/gnubg")
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args()
+    from model.net.checkpoint import load_net
+
+    net, _ = load_net(args.checkpoint, "backgammon", backend="numpy")
+    rows = []
+
+    def add(name, figures):
+        rows.append({"run": name, **figures})
+        print(f"{name:<34}{figures['trials']:>7} trials {figures['seconds']:8.1f} s {figures['trials_per_s']:9.1f}"
+              f" trials/s   cpu {figures['cpu_seconds']:7.1f} s"
+              + (f"   equity {figures['equity']:+.4f} se {figures['equity_se']:.4f}" if "equity" in figures else ""),
+              flush=True)
+
+    add("gnubg 1.07, variance reduction", gnubg_rollout(args.gnubg, args.position, args.vr_trials, True))
+    add("ours, luck from every play", our_rollout(net, args.position, args.vr_trials, True, 0, args.batch))
+    add(f"ours, luck pruned to {args.prune} plays", our_rollout(net, args.position, args.vr_trials, True,
+                                                               args.prune, args.batch))
+    add("gnubg 1.07, no variance reduction", gnubg_rollout(args.gnubg, args.position, args.plain_trials, False))
+    add("ours, no variance reduction", our_rollout(net, args.position, args.plain_trials, False, 0, args.batch))
+    by = {r["run"]: r for r in rows}
+    ratios = {
+        "vr_full": by["ours, luck from every play"]["trials_per_s"] / rows[0]["trials_per_s"],
+        "vr_pruned": rows[2]["trials_per_s"] / rows[0]["trials_per_s"],
+        "no_vr": rows[4]["trials_per_s"] / rows[3]["trials_per_s"],
+    }
+    cpu = {k: (rows[0]["cpu_seconds"] / rows[0]["trials"]) / (rows[i]["cpu_seconds"] / rows[i]["trials"])
+           for k, i in (("vr_full", 1), ("vr_pruned", 2))}
+    cpu["no_vr"] = (rows[3]["cpu_seconds"] / rows[3]["trials"]) / (rows[4]["cpu_seconds"] / rows[4]["trials"])
+    print("ours / gnubg, trials per second: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
+    print("ours / gnubg, trials per CPU second: " + ", ".join(f"{k} {v:.2f}x" for k, v in cpu.items()))
+    if args.json:
+        Path(args.json).write_text(json.dumps({"command": " ".join(sys.argv), "position": args.position,
+                                               "runs": rows, "ratio_trials_per_s": ratios,
+                                               "ratio_trials_per_cpu_s": cpu,
+                                               "load_before": os.getloadavg()}, indent=1) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,107 @@
+"""`evaluate.py rollout` (model/cli/rollout.py) and `hint --rollout`: the documented JSON schema, the
+table, every position form hint reads, and bad input as one line with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from evaluate import main as evaluate_main
+from model.cli import hint
+from model.cli import rollout as cli
+from tests.helpers import ROOT, save_tiny_checkpoints
+
+START_ID = "4HPwATDgc/ABMA"
+CLOSED_OUT = {"board": [-3, 0, 0, 0, 0, 14] + [0] * 12 + [-2] * 6, "bar": [1, 0], "off": [0, 0]}
+NARDI_START = {"board": [0] * 11 + [-15] + [0] * 11 + [15], "bar": [0, 0], "off": [0, 0]}
+FAST = ["--trials", "4", "--truncate", "3", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def nets(tmp_path_factory):
+    return save_tiny_checkpoints(tmp_path_factory.mktemp("cli_rollout"))
+
+
+def ask(capsys, nets, *args, game="backgammon"):
+    """evaluate.py rollout in this process: (status, stdout, stderr)."""
+    extra = ["--bot", str(nets[game])] + (["--game", game] if game != "backgammon" else [])
+    code = evaluate_main(["rollout", *args, *FAST, *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def documented(keys) -> bool:
+    return all(f'"{k}"' in cli.__doc__ for k in keys)
+
+
+def test_plays_json_follows_the_schema(capsys, nets):
+    """With dice: ranked plays with probabilities, intervals, the raw standard error, the separation."""
+    code, out, err = ask(capsys, nets, START_ID, "--dice", "31", "--plays", "all", "--json")
+    assert code == 0, err
+    a = json.loads(out)
+    assert documented(a) and documented(a["settings"]) and documented(a["settings"]["cube"])
+    assert a["dice"] == [3, 1] and a["trials_done"] == 4 and len(a["plays"]) == 16
+    for p in a["plays"]:
+        assert documented(p) and p["ci95"][0] <= p["equity"] <= p["ci95"][1]
+    assert [p["rank"] for p in a["plays"]] == list(range(1, 17))
+    equities = [p["equity"] for p in a["plays"]]
+    assert equities == sorted(equities, reverse=True) and documented(a["separation"])
+    assert a["evaluation"] is None and a["cube_decision"] is None
+
+
+def test_no_dice_gives_the_value_and_the_cube_decision(capsys, nets):
+    """Without dice (XGID, money): cubeless evaluation and the cube decision from cubeful trials."""
+    code, out, err = ask(capsys, nets, "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "--json")
+    assert code == 0, err
+    a = json.loads(out)
+    assert a["plays"] is None and documented(a["evaluation"]) and documented(a["cube_decision"])
+    c = a["cube_decision"]
+    assert c["unit"] == "equity" and c["double_pass"]["value"] == 1.0 and documented(c["no_double"])
+    code, out, _ = ask(capsys, nets, START_ID, "--cubeless", "--json")
+    assert code == 0 and json.loads(out)["cube_decision"] is None
+
+
+def test_the_table_and_other_position_forms(capsys, nets):
+    """The text table; a Match ID's dice and match score; a nardi JSON position."""
+    code, out, err = ask(capsys, nets, f"{START_ID}:cIkFAAAAAAAE", "--plays", "8/5 6/5,24/23 24/21")
+    assert code == 0, err
+    assert "dice 3-1" in out and "8/5 6/5" in out and "24/23 24/21" in out and "separated" in out
+    code, out, err = ask(capsys, nets, "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:3:0:5:10", "--json")
+    assert code == 0, err
+    assert json.loads(out)["cube_decision"]["unit"] == "mwc"
+    code, out, err = ask(capsys, nets, json.dumps(NARDI_START), "--dice", "65", "--json", game="nardi")
+    assert code == 0, err
+    assert set(json.loads(out)["plays"][0]["probs"]) == {"win", "win_mars", "lose_mars"}
+
+
+@pytest.mark.parametrize("args, message", [
+    ([json.dumps(CLOSED_OUT), "--dice", "65"], "no legal play"),
+    ([json.dumps({"board": [1] + [0] * 23, "bar": [0, 0], "off": [14, 15]})], "over"),
+    ([START_ID, "--dice", "31", "--trials", "0"], "--trials"),
+    ([START_ID, "--dice", "31", "--plays", "24/18"], "24/18"),
+    (["4HPwATDgc/ABM"], "14 characters"),
+    ([START_ID, "--ply", "5"], "invalid choice"),
+])
+def test_bad_input_is_one_line_and_exit_2(nets, args, message):
+    """No legal play, a finished game, no trials, an illegal play, a bad ID, a bad flag: exit 2, one line."""
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "rollout", *FAST, *args, "--bot",
+                           str(nets["backgammon"])], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
+    assert len(lines) == 1 and lines[0].startswith("evaluate.py rollout: error:") and message in lines[0], done.stderr
+
+
+def test_hint_confirms_its_ranking(capsys, nets):
+    """hint --rollout N: the plays hint lists are rolled out, the answer gains "rollout"."""
+    code = hint.main([START_ID, "--dice", "31", "--rollout", "2", "--top", "3", "--json", "--bot",
+                      str(nets["backgammon"])])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    a = json.loads(out)
+    listed = {p["move"] for p in a["plays"][:3]}
+    assert {p["move"] for p in a["rollout"]["plays"]} == listed and a["rollout"]["trials_done"] == 2
