@@ -24,9 +24,9 @@ import numpy as np
 from model.net.bearoff import bearoff_mask, bearoff_probabilities
 from model.net.equity import WIN
 
-EXACT_ENDGAMES = False
-"""Default for nets loaded for play (load_player, Bot.load, player specs without a suffix).
-The switch that turns exact endgames on everywhere in play is this one line: ``EXACT_ENDGAMES = True``."""
+EXACT_ENDGAMES = True
+"""Default for nets loaded for play (load_player, Bot.load, player specs without a suffix): on, since
+it measured +0.007 +- 0.006 ppg for the shipped backgammon net (README, "Exact endgames")."""
 
 
 class ExactEndgames:

@@ -57,8 +57,10 @@ def test_nardi_uses_the_one_sided_table(paths):
 
 
 def test_loaders_wrap_only_when_asked(paths, monkeypatch):
-    """load_player and make_player: off by default in this version, on with exact_endgames=True or
-    the +exact suffix, and the module default switches every plain load."""
+    """load_player and make_player: on by default (EXACT_ENDGAMES), off with exact_endgames=False or
+    the +noexact suffix, on with the +exact suffix whatever the module default."""
+    assert isinstance(load_player(paths["backgammon"]).net, ExactEndgames)
+    monkeypatch.setattr(evaluator, "EXACT_ENDGAMES", False)
     assert isinstance(load_player(paths["backgammon"]).net, NumpyNet)
     assert isinstance(load_player(paths["backgammon"], exact_endgames=True).net, ExactEndgames)
     player = make_player(f"{paths['backgammon']}+exact", "backgammon")
