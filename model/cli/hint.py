@@ -342,7 +342,7 @@ def _emit(text: str) -> int:
 
 def _draw(answer: dict, path: str) -> str | None:
     """Write the picture of the position (with the best play marked); an error text or None."""
-    from engine.formats.pictures import svg_board, write_image
+    from engine.formats.svg import svg_board, write_image
 
     p = answer["position"]
     pos = np.array(p["board"] + p["bar"] + p["off"], dtype=np.int8)

@@ -44,7 +44,6 @@ stderr, exit status 2.
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 

@@ -3,16 +3,11 @@ from engine/game.py states, reading gnubg's own export, round trips, and import 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from engine import game as g
-from engine.board import flip, start_position
 from engine.errors import FormatError
 from engine.formats.position import read_json_position
 from tests.helpers import gnubg_import, needs_gnubg, replay

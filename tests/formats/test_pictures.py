@@ -11,9 +11,10 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from engine.formats import pictures
+from engine.formats import svg
 from engine.board import BAR, OFF, OPP_BAR, OPP_OFF, start_position, validate
-from engine.formats.pictures import ImageError, ascii_board, svg_board, write_image
+from engine.formats.pictures import ImageError, ascii_board
+from engine.formats.svg import svg_board, write_image
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -190,7 +191,7 @@ def test_write_image_svg(tmp_path):
 def test_write_image_png_without_converter(tmp_path, monkeypatch):
     """Without cairosvg, rsvg-convert or ImageMagick, .png is refused with a message that says to use .svg."""
     monkeypatch.setitem(sys.modules, "cairosvg", None)  # import cairosvg now raises ImportError
-    monkeypatch.setattr(pictures.shutil, "which", lambda name: None)
+    monkeypatch.setattr(svg.shutil, "which", lambda name: None)
     with pytest.raises(ImageError, match=r"\.svg"):
         write_image(tmp_path / "board.png", svg_board("backgammon", start_position("backgammon")))
     assert not (tmp_path / "board.png").exists()
@@ -225,7 +226,7 @@ def test_svg_says_cube_score_turn_and_names_by_colour():
     turn_y = float(_of_class(root, "text", "turn")[0].get("y"))
     names_y = {t.text: float(t.get("y")) for t in _of_class(root, "text", "name")}
     assert turn_y < names_y["White: you"]  # by Black's block, at the top
-    assert {d.get("fill") for d in _of_class(root, "rect", "die")} == {pictures.COLOURS["opponent"]}
+    assert {d.get("fill") for d in _of_class(root, "rect", "die")} == {svg.COLOURS["opponent"]}
     # the cube goes with its owner: top (Black), middle (centred, "64"), bottom (White)
     owned = {owner: _svg(svg_board("backgammon", HAND_MADE, cube=(2 if owner is not None else 1, owner)))
              for owner in (1, None, 0)}

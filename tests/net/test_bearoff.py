@@ -13,7 +13,6 @@ import os
 import warnings
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
 import pytest
