@@ -73,3 +73,12 @@ def gnubg_import(mat: Path, folder: Path) -> dict:
                    env=dict(os.environ, MAT=str(mat), OUT=str(out)))
     assert out.exists(), f"gnubg did not import {mat}"
     return json.loads(out.read_text())
+
+
+def bearoff(mine, theirs):
+    """A backgammon bear-off: my counts on points 1..6, the opponent's on its points 1..6."""
+    pos = np.zeros(28, dtype=np.int8)
+    pos[:6] = mine
+    pos[18:24] = -np.asarray(theirs)[::-1]
+    pos[26], pos[27] = 15 - sum(mine), 15 - sum(theirs)
+    return pos

@@ -13,16 +13,7 @@ from model.net.checkpoint import load_player
 from model.net.evaluator import ExactEndgames, with_exact_endgames
 from model.net.inference import NumpyNet
 from model.players.registry import make_player, split_endgame_suffix
-from tests.helpers import save_tiny_checkpoints
-
-
-def bearoff(mine, theirs):
-    """A backgammon bear-off: my counts on points 1..6, the opponent's on its points 1..6."""
-    pos = np.zeros(28, dtype=np.int8)
-    pos[:6] = mine
-    pos[18:24] = -np.asarray(theirs)[::-1]
-    pos[26], pos[27] = 15 - sum(mine), 15 - sum(theirs)
-    return pos
+from tests.helpers import bearoff, save_tiny_checkpoints
 
 
 @pytest.fixture(scope="module")

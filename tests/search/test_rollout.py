@@ -16,16 +16,7 @@ from model.net.evaluator import ExactEndgames
 from model.search.lookahead import evaluate_positions
 from model.search.rollout import rollout
 from model.search.trials import NO_OWNER, Candidates, Settings, Trials, trial_dice
-from tests.helpers import save_tiny_checkpoints
-
-
-def bearoff(mine, theirs):
-    """A backgammon bear-off: my counts on points 1..6, the opponent's on its points 1..6."""
-    pos = np.zeros(28, dtype=np.int8)
-    pos[:6] = mine
-    pos[18:24] = -np.asarray(theirs)[::-1]
-    pos[26], pos[27] = 15 - sum(mine), 15 - sum(theirs)
-    return pos
+from tests.helpers import bearoff, save_tiny_checkpoints
 
 
 SMALL = [bearoff([1, 1, 0, 1, 0, 0], [0, 2, 0, 0, 1, 0]), bearoff([2, 0, 0, 0, 0, 1], [1, 1, 1, 0, 0, 0]),
