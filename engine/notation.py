@@ -27,7 +27,7 @@ predicate that refuses a step, or how the play falls short of the legal ones.
 from __future__ import annotations
 
 import re
-from itertools import pairwise, permutations
+from itertools import combinations, pairwise, permutations
 
 import numpy as np
 
@@ -391,6 +391,54 @@ def parse_play(game: str, position, dice, text: str, first_turn: bool | None = N
     raise IllegalPlayError(_why_not_legal(game, dice, played[0], legal))
 
 
+def partial_play(game: str, position, dice, taken, first_turn: bool | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A play entered a checker at a time (a page's clicks): (the position the ``taken`` steps leave,
+    the legal plays of ``dice`` they can still end in, (N, 28)). Each step is (source 25..1, destination
+    24..0) in the mover's numbers, a single die or several at once (``24/13``); a lone opponent checker
+    where one lands is hit. The steps stand on the way to a legal play when their position is where
+    some of that play's generator steps (any of them, in the generator's order) lead: the play is
+    complete when the position is one of the plays itself. Only the order in which the steps were
+    taken is not checked, except that a checker on the bar enters first. IllegalPlayError (a
+    ValueError) names a step that moves no checker of the mover's, or a position no legal play passes.
+    """
+    check_game(game)
+    before = np.asarray(position, np.int8)
+    validate(game, before)
+    legal = _generated(game, before, dice, first_turn)
+    pos = before
+    for step in taken:
+        source, dest = (int(v) for v in step)
+        if not (1 <= source <= BAR_POINT and OFF_POINT <= dest < source):
+            raise IllegalPlayError(f"a step runs from a point 25..1 (25 = bar) down to 24..0 (0 = off), "
+                                   f"got {source}/{dest}")
+        if source != BAR_POINT and bar_first(game, pos[None])[0]:
+            raise IllegalPlayError("a checker on the bar must enter first")
+        if (pos[BAR] if source == BAR_POINT else pos[source - 1]) <= 0:
+            raise IllegalPlayError(f"no checker of the side to play on {_point_name(source)}")
+        pos, _ = _move(pos, source, dest)
+    key = bytes(pos)
+    reachable = []
+    for kid, taken_by_generator in legal.items():
+        path = _as_steps(taken_by_generator)
+        for size in range(len(path) + 1):
+            if any(bytes(_apply(before, (path[i] for i in chosen))) == key
+                   for chosen in combinations(range(len(path)), size)):
+                reachable.append(np.frombuffer(kid, dtype=np.int8))
+                break
+    if not reachable:
+        raise IllegalPlayError(f"{' '.join(f'{_point_name(s)}/{_point_name(d)}' for s, d in taken)}: "
+                               f"no legal play of {dice[0]}-{dice[1]} goes that way")
+    return pos, np.stack(reachable)
+
+
+def _apply(position: np.ndarray, path) -> np.ndarray:
+    """The position after the (source, destination) steps of ``path``, nothing checked."""
+    pos = position
+    for source, dest in path:
+        pos, _ = _move(pos, source, dest)
+    return pos
+
+
 def _why_not_legal(game, dice, played, legal) -> str:
     """The rule a playable but illegal play breaks, found by comparing it with the legal plays (the
     generator's, engine.movegen's rules 1-3): fewer dice than they use, the lower die where they use
@@ -416,6 +464,7 @@ __all__ = [
     "format_plays",
     "group_steps",
     "parse_play",
+    "partial_play",
     "play_steps",
     "read_legs",
     "steps",

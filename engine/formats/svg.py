@@ -281,6 +281,25 @@ def svg_board(game: str, position, *, dice=None, cube=None, score=None, play=Non
     return "\n".join(out) + "\n"
 
 
+def click_regions(title: bool = False) -> dict:
+    """Where each place of ``svg_board``'s drawing lies, for a page that turns clicks into places:
+    {"width", "height", "points": {"1".."24": [x, y, w, h], "25": the mover's half of the bar, "0": the
+    mover's borne-off tray}, "opponent_bar", "opponent_off": [x, y, w, h]} in the drawing's own units
+    (its viewBox), the mover's numbers. A point's rectangle is its whole half-board column, so that a
+    click on a checker or on the empty point counts alike."""
+    layout = _Layout(title)
+    points = {}
+    for point in range(1, 25):
+        y = layout.inner_top if point >= 13 else layout.inner_bottom - HALF_H
+        points[str(point)] = [layout.point_x(point), y, POINT_W, HALF_H]
+    bar_x = BOARD_X + FRAME + 6 * POINT_W
+    points[str(BAR_POINT)] = [bar_x, layout.mid, BAR_W, layout.inner_bottom - layout.mid]
+    points[str(OFF_POINT)] = [*layout.tray(0), TRAY_W, HALF_H]
+    return {"width": WIDTH, "height": layout.height, "points": points,
+            "opponent_bar": [bar_x, layout.inner_top, BAR_W, layout.mid - layout.inner_top],
+            "opponent_off": [*layout.tray(1), TRAY_W, HALF_H]}
+
+
 def _trays(layout: _Layout, pos: np.ndarray) -> list[str]:
     """Both borne-off trays, one thin bar per checker, stacked from the board's edge inwards."""
     out = []
@@ -372,4 +391,4 @@ def write_image(path, svg_text: str) -> Path:
     return path
 
 
-__all__ = ["ImageError", "ascii_board", "svg_board", "write_image"]
+__all__ = ["ImageError", "ascii_board", "click_regions", "svg_board", "write_image"]

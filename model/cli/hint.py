@@ -83,6 +83,25 @@ def cube_view_of(pos: np.ndarray, info: MatchInfo | None, met: str):
     return cube_view(state, state.mover, met=met)
 
 
+def cube_json(view) -> dict:
+    """The "cube" entry of the answer: a model.cube CubeState of the side on roll as JSON."""
+    return {"value": view.value, "owner": view.owner, "match_length": view.match_length,
+            "score": [view.score_me, view.score_opp], "crawford": view.crawford,
+            "jacoby": view.jacoby, "beavers": view.beavers}
+
+
+def picture_state(cube: dict | None) -> dict:
+    """engine/formats/svg.py's keywords for the cube and the match or money state of an answer's
+    "cube" entry (None, as in long nardi: nothing to draw)."""
+    if cube is None:
+        return {}
+    state = {"cube": (cube["value"], {"centred": None, "me": 0, "opponent": 1}[cube["owner"]]),
+             "score": (*cube["score"], cube["match_length"]), "crawford": cube["crawford"]}
+    if not cube["match_length"]:
+        state.update(jacoby=cube["jacoby"], beavers=cube["beavers"])
+    return state
+
+
 def _probs_dict(game, p) -> dict:
     return {name: round(float(v), 6) for name, v in zip(OUTPUT_NAMES[game], p)}
 
@@ -109,9 +128,7 @@ def analyse(bot, query: Query, ply: int, met: str) -> dict:
             if query.dice is not None:  # the Match ID written says which dice were analysed
                 info = replace(info, dice=(int(query.dice[0]), int(query.dice[1])))
             out["match_id"] = write_match_id(info)
-        out["cube"] = {"value": view.value, "owner": view.owner, "match_length": view.match_length,
-                       "score": [view.score_me, view.score_opp], "crawford": view.crawford,
-                       "jacoby": view.jacoby, "beavers": view.beavers}
+        out["cube"] = cube_json(view)
     probs = policy.on_roll_probabilities(pos[None])[0]
     out["evaluation"] = {"probs": _probs_dict(game, probs),
                          "cubeless_equity": round(float(cubeless_equity(game, probs)), 6)}
@@ -226,7 +243,7 @@ def _match_id_of(answer: dict) -> str:
     return write_match_id(info)
 
 
-def _query_from_obj(game: str, obj, default_dice) -> Query:
+def query_from_object(game: str, obj, default_dice) -> Query:
     """A --jsonl line (already parsed) -> Query."""
     if isinstance(obj, str):
         obj = {"position": obj}
@@ -350,13 +367,7 @@ def _draw(answer: dict, path: str) -> str | None:
     if answer["plays"]:
         best = answer["plays"][0]["position"]
         play = (pos, np.array(best["board"] + best["bar"] + best["off"], dtype=np.int8))
-    state = {}
-    if answer["game"] == "backgammon":  # the cube and the match or money state (long nardi has none)
-        c = answer["cube"]
-        state = {"cube": (c["value"], {"centred": None, "me": 0, "opponent": 1}[c["owner"]]),
-                 "score": (*c["score"], c["match_length"]), "crawford": c["crawford"]}
-        if not c["match_length"]:
-            state.update(jacoby=c["jacoby"], beavers=c["beavers"])
+    state = picture_state(answer.get("cube"))  # the cube and the match or money state (nardi has none)
     try:
         write_image(path, svg_board(answer["game"], pos, dice=answer["dice"], play=play, **state))
     except (OSError, ValueError) as e:
@@ -378,7 +389,7 @@ def _run_jsonl(bot, args) -> int:
             try:
                 if not line.strip():
                     raise ValueError("empty line")
-                query = _query_from_obj(args.game, json.loads(line), args.dice)
+                query = query_from_object(args.game, json.loads(line), args.dice)
                 answer = analyse(bot, query, args.ply, args.met)
             except json.JSONDecodeError as e:
                 answer = {"error": f"not JSON: {e.msg}"}

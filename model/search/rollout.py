@@ -131,7 +131,7 @@ def candidate_plays(net, game, position, dice, plays="filter", keep=8, margin=0.
 def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, truncate: int = 0,
             vr: bool = True, bearoff: bool = True, seed: int = 0, plays="filter", state=None,
             cubeful: bool | None = None, keep: int = 8, margin: float = 0.16, prune: int = 8,
-            quasi: bool = True, batch: int | None = None, device="cpu", progress=None) -> RolloutResult:
+            quasi: bool = True, batch: int | None = None, device="cpu", progress=None, stop=None) -> RolloutResult:
     """Roll out ``position`` (28,) int8, mover's frame (module docstring). ``state``: the root
     side's model.cube.decisions.CubeState (backgammon; None: cubeless only). ``cubeful``: with
     dice, roll the plays out with the cube in play (default: no); without dice, whether to add the
@@ -141,8 +141,9 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     (0: all plays, the textbook method; 8, the default, is about three times faster and its
     intervals some 4% wider at equal trials). ``quasi``: quasi-random first two throws (off: plain
     random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly finished
-    trial count. Ctrl-C (KeyboardInterrupt) stops early: the result holds the trials
-    finished by every candidate, ``interrupted`` set. ValueError for bad input."""
+    trial count. Ctrl-C (KeyboardInterrupt), or ``stop()`` turning true (asked after every ply: a
+    server's cancel), stops early: the result holds the trials finished by every candidate,
+    ``interrupted`` set. ValueError for bad input."""
     game = net.config.game
     pos = np.asarray(position, dtype=np.int8)
     if trials < 2:
@@ -186,6 +187,8 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
 
     def report(_ended):
         nonlocal shown
+        if stop is not None and stop():
+            raise KeyboardInterrupt("stopped on request")
         now = engine.completed()
         if progress is not None and now > shown:
             progress(now - shown)

@@ -1,5 +1,5 @@
 """Fuzzing the line readers of the command lines, in process: ``python -m engine plays`` (engine/__main__.py's
-read_request and answer_lines) and ``evaluate.py hint --jsonl`` (model/cli/hint.py's _query_from_obj and
+read_request and answer_lines) and ``evaluate.py hint --jsonl`` (model/cli/hint.py's query_from_object and
 _run_jsonl). Valid request lines, their structural and character mutants and noise each get a valid
 answer or one clear error, and a batch of them gets one answer per line, in order."""
 
@@ -109,10 +109,10 @@ def hint_objects(draw, game: str):
 @FUZZ
 @given(st.sampled_from(GAMES), st.data())
 def test_hint_jsonl_line(game, data):
-    """_query_from_obj: a query of a valid position (and dice 1..6 when any), or one clear error."""
+    """query_from_object: a query of a valid position (and dice 1..6 when any), or one clear error."""
     obj = data.draw(hint_objects(game))
     default_dice = data.draw(st.none() | st.just("31"))
-    query = answers_or_refuses(hint._query_from_obj, game, obj, default_dice)
+    query = answers_or_refuses(hint.query_from_object, game, obj, default_dice)
     if query is not None:
         validate(game, query.position)
         assert query.dice is None or (query.dice.shape == (2,) and all(1 <= d <= 6 for d in query.dice))
@@ -172,4 +172,4 @@ def test_hint_jsonl_known_faults():
     start = write_json_position(start_position("backgammon"))
     for dice in ([10**20, 1], [[1, 2], [3]], {"a": 1}, "3²", "١٢", [3, 1, 1]):
         obj = {"position": start, "dice": dice}
-        assert answers_or_refuses(hint._query_from_obj, "backgammon", obj, None) is None
+        assert answers_or_refuses(hint.query_from_object, "backgammon", obj, None) is None

@@ -1,0 +1,63 @@
+"""``python evaluate.py web``: the HTTP API and the browser page (model/web/; the ``[web]`` extra).
+
+    python evaluate.py web [--host 127.0.0.1] [--port 8000] [--bot PATH] [--nardi-bot PATH]
+
+then open http://127.0.0.1:8000/ for the page, http://127.0.0.1:8000/docs for the OpenAPI page
+(Swagger UI, whose scripts the browser fetches from a CDN; /openapi.json is served from here). The
+endpoints and their answers: model/web/app.py. Both games' nets are loaded once, before serving.
+Ctrl-C stops the server. A bad flag, a net that cannot be loaded, a missing extra or an address
+that cannot be listened on: one line on stderr, exit status 2.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+
+from model.cli.common import OneLineParser, UsageError, run_main
+
+
+def build_parser() -> OneLineParser:
+    p = OneLineParser(prog="evaluate.py web", description="Serve the HTTP API and the browser page.")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
+    p.add_argument("--bot", default=None, help="backgammon checkpoint (default: the shipped net)")
+    p.add_argument("--nardi-bot", default=None, help="long-nardi checkpoint (default: the shipped net)")
+    p.add_argument("--rollout-workers", type=int, default=1, help="rollouts run side by side (default 1)")
+    p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"),
+                   help="uvicorn's log level (default warning)")
+    return p
+
+
+def web_main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be 0..65535, got {args.port}")
+    if args.rollout_workers < 1:
+        raise UsageError(f"--rollout-workers must be at least 1, got {args.rollout_workers}")
+    try:
+        import uvicorn
+
+        from model.web.app import BotShelf, create_app
+    except ImportError as err:
+        raise UsageError(f"the web server needs the [web] extra (pip install -e '.[web]'): {err}") from None
+    shelf = BotShelf({"backgammon": args.bot, "nardi": args.nardi_bot})
+    for game in ("backgammon", "nardi"):
+        try:
+            shelf.get(game)
+        except (ValueError, OSError) as err:
+            raise UsageError(f"cannot load the {game} net: {(str(err).splitlines() or [type(err).__name__])[0]}") from None
+    try:  # refuse an address in use in one line, before uvicorn logs its own traceback-free complaint
+        with socket.create_server((args.host, args.port)):
+            pass
+    except OSError as err:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
+    app = create_app(shelf, rollout_workers=args.rollout_workers)
+    print(f"web: serving http://{args.host}:{args.port}/ (API: /api/..., OpenAPI: /docs); Ctrl-C stops",
+          file=sys.stderr, flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    return run_main("evaluate.py web", web_main, argv)

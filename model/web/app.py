@@ -1,0 +1,442 @@
+"""The HTTP API and the page (FastAPI): ``create_app(shelf)`` builds the application.
+
+    GET|POST /api/hint      position (any form hint reads), dice, ply, game -> hint --json's JSON
+    GET|POST /api/cube      the same without dice: the cube decision (backgammon)
+    GET|POST /api/evaluate  cubeless probabilities and equity of the side on roll
+    GET|POST /api/board     the position drawn (SVG), with a play marked
+    GET      /api/regions   where the drawing's points lie, for turning clicks into points
+    POST     /api/rollout   start a rollout job -> {"id", "status", ...}; GET /api/rollout/{id} polls
+                            it (progress, then the result: rollout --json's JSON); DELETE cancels it
+    POST     /api/game      a game or match against the bot -> the table; GET /api/game/{id};
+                            POST /api/game/{id}/action {"action"}, /move {"steps"|"move"};
+                            GET /api/game/{id}/hint?ply= the bot's advice for your decision
+    POST     /api/analyse   a .mat file in the body -> the match analysis (when model.search.analysis
+                            is installed; else 501)
+    GET      /              the page; /static/... its files; /docs the OpenAPI page, /openapi.json
+
+Answers are the command lines' own (model/cli/hint.py's ``analyse``, model/cli/rollout.py's
+``to_json``), from the nets of a ``BotShelf``, each loaded once. Every bad request gets a 4xx and
+one line {"error": "..."}: 400 for what cannot be read or is against the rules (positions, dice,
+plays, actions), 404 for an unknown job or table, 405 for a wrong method, 413 for a body over
+``max_body`` bytes (64 KiB), 429 when every kept rollout job is still busy. A 500 would be a bug.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import asynccontextmanager
+from importlib import resources
+from typing import Literal
+
+import numpy as np
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.exceptions import HTTPException
+
+from engine import game as g
+from engine.board import CHECKERS, OFF, OPP_OFF
+from engine.errors import FormatError
+from engine.formats.position import read_position_text
+from engine.formats.svg import click_regions, svg_board
+from engine.movegen import legal_plays
+from engine.notation import parse_play
+
+from model.cli.hint import Query, analyse, cube_json, cube_view_of, picture_state, query_from_object
+from model.web.game import HUMAN, Table, Tables, match_info
+from model.web.jobs import Jobs, JobsFull
+
+MAX_BODY = 64 * 1024
+"""Bytes a request body may have; past it the request is answered 413 and not read further."""
+Game = Literal["backgammon", "nardi"]
+
+
+class ApiError(Exception):
+    """A request refused with a status and one line."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+class BotShelf:
+    """The bot of each game, loaded once, at its first use (``paths``: checkpoint per game; None:
+    the shipped net)."""
+
+    def __init__(self, paths: dict[str, str | None] | None = None, bots: dict | None = None):
+        self.paths = paths or {}
+        self._bots = dict(bots or {})
+        self._lock = threading.Lock()
+
+    def get(self, game: str):
+        with self._lock:
+            if game not in self._bots:
+                from model.bot import Bot
+
+                bot = Bot.load(self.paths.get(game), game=game)
+                if bot.net is None:
+                    raise ApiError(400, f"{bot.name} is a baseline: the server needs a network for {game}")
+                self._bots[game] = bot
+            return self._bots[game]
+
+
+# ---------------------------------------------------------------------------------------------------
+# requests
+
+
+class PositionIn(BaseModel):
+    """A position as hint reads it: JSON (object or text), gnubg Position ID[:Match ID] or XGID."""
+
+    model_config = ConfigDict(extra="forbid")
+    position: str | dict = Field(description="gnubg Position ID[:Match ID], XGID=..., or the JSON form")
+    game: Game = "backgammon"
+    ply: int = Field(0, ge=0, le=2, description="look-ahead depth")
+
+
+class HintIn(PositionIn):
+    dice: str | list[int] | None = Field(None, description="e.g. 31, 3-1 or [3, 1]; default: the ID's dice")
+
+
+class BoardIn(HintIn):
+    play: str | None = Field(None, description="a play of the dice to mark, in notation")
+
+
+class RolloutIn(HintIn):
+    trials: int = Field(324, ge=2, le=100_000)
+    truncate: int = Field(0, ge=0, le=10_000, description="plies per trial; 0 plays out")
+    seed: int = Field(0, ge=0, le=2**31 - 1)
+    plays: str | list[str] = Field("filter", description="'filter', 'all' or plays in notation")
+    cubeful: bool | None = Field(None, description="with dice: the cube in play; without: the cube decision")
+
+
+class NewGameIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    game: Game = "backgammon"
+    match_length: int = Field(0, ge=0, le=25, description="0: money play")
+    cube: bool = True
+    seed: int | None = Field(None, ge=0, le=2**31 - 1)
+
+
+class ActionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    action: Literal["roll", "double", "take", "drop", "beaver", "accept", "reject", "resign", "next"]
+    level: int = Field(1, ge=1, le=3, description="resign: 1 single, 2 gammon/mars, 3 backgammon")
+
+
+class MoveIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    steps: list[tuple[int, int]] | None = Field(None, max_length=8, description="[[source, destination], ...]")
+    move: str | None = Field(None, max_length=200, description="the whole play in notation")
+
+
+def _query(req: HintIn, with_dice: bool = True) -> Query:
+    """hint's Query of a request (model/cli/hint.py reads the position and the dice)."""
+    query = query_from_object(req.game, {"position": req.position, "dice": req.dice if with_dice else None}, None)
+    if not with_dice:
+        query.dice = None
+    return query
+
+
+UNION_FIELDS = {"position": "must be text (a gnubg ID, an XGID or JSON) or a JSON object",
+                "dice": "must be text such as 31 or 3-1, or a list of two numbers 1..6",
+                "plays": "must be 'filter', 'all' or a list of plays in notation"}
+"""The one message of a field that takes several forms (pydantic would name each form it tried)."""
+
+
+def _one_line(err: ValidationError | RequestValidationError) -> str:
+    """The first problem of a request that does not fit its schema, in one line."""
+    first = err.errors()[0]
+    if first.get("type") == "json_invalid":
+        return "the body is not JSON"
+    loc = [part for part in first.get("loc", ()) if part not in ("body", "query")]
+    if not loc:
+        return first.get("msg", "invalid request")
+    field, rest = str(loc[0]), [str(p) for p in loc[1:] if isinstance(p, int)]
+    if field in UNION_FIELDS and first.get("type") != "missing":
+        return f"{field} {UNION_FIELDS[field]}"
+    return f"{'.'.join([field, *rest])}: {first.get('msg', 'invalid')}"
+
+
+# ---------------------------------------------------------------------------------------------------
+# the body limit
+
+
+class _TooLarge(HTTPException):
+    """Raised while the body is read (FastAPI passes HTTPExceptions on), answered 413."""
+
+    def __init__(self, limit: int):
+        super().__init__(413, f"the body is over {limit} bytes")
+
+
+class BodyLimit:
+    """ASGI middleware: a request whose body passes ``limit`` bytes (by its Content-Length, or as it
+    arrives) is answered 413 without reading the rest."""
+
+    def __init__(self, app, limit: int):
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        length = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            return await _send_error(send, 413, f"the body has {int(length)} bytes; at most {self.limit} are read")
+        received, started = 0, False
+
+        async def limited():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.limit:
+                    raise _TooLarge(self.limit)
+            return message
+
+        async def watched(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, limited, watched)
+        except _TooLarge:
+            if not started:
+                await _send_error(send, 413, f"the body is over {self.limit} bytes")
+
+
+async def _send_error(send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+# ---------------------------------------------------------------------------------------------------
+# the application
+
+
+def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollout_workers: int = 1) -> FastAPI:
+    """The application (module docstring); ``shelf`` holds the bots (default: the shipped nets)."""
+    shelf = shelf or BotShelf()
+    jobs, tables = Jobs(workers=rollout_workers), Tables()
+
+    @asynccontextmanager
+    async def lifespan(app):
+        yield
+        jobs.shutdown()
+
+    app = FastAPI(title="nardibot", version="0.1.0", lifespan=lifespan,
+                  description="Backgammon and long nardi: best plays, cube decisions, rollouts, games against "
+                              "the bot. Positions as gnubg IDs, XGID or the project's JSON form (docs/FORMATS.md).")
+    app.state.shelf, app.state.jobs, app.state.tables = shelf, jobs, tables
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, err: ApiError):
+        return JSONResponse({"error": str(err)}, status_code=err.status)
+
+    @app.exception_handler(ValueError)  # FormatError, RuleError, IllegalPlayError: the reason
+    async def _value_error(request: Request, err: ValueError):
+        return JSONResponse({"error": (str(err).splitlines() or ["bad request"])[0]}, status_code=400)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(request: Request, err: RequestValidationError):
+        return JSONResponse({"error": _one_line(err)}, status_code=400)
+
+    @app.exception_handler(ValidationError)
+    async def _invalid_query(request: Request, err: ValidationError):
+        return JSONResponse({"error": _one_line(err)}, status_code=400)
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, err: HTTPException):
+        return JSONResponse({"error": str(err.detail)}, status_code=err.status_code, headers=err.headers)
+
+    # -- positions ----------------------------------------------------------------------------------
+
+    def hint(req: HintIn) -> dict:
+        return analyse(shelf.get(req.game), _query(req), req.ply, None)
+
+    def cube(req: PositionIn) -> dict:
+        if req.game != "backgammon":
+            raise ApiError(400, "long nardi has no doubling cube")
+        return analyse(shelf.get(req.game), _query(HintIn(**req.model_dump()), with_dice=False), req.ply, None)
+
+    def evaluate(req: PositionIn) -> dict:
+        answer = analyse(shelf.get(req.game), _query(HintIn(**req.model_dump()), with_dice=False), req.ply, None)
+        keep = ("game", "bot", "ply", "position", "position_id", "match_id", "cube", "evaluation")
+        return {key: answer[key] for key in keep if key in answer}
+
+    def board(req: BoardIn) -> Response:
+        query = _query(req)
+        cube_state = cube_json(cube_view_of(query.position, query.info, None)) if req.game == "backgammon" else None
+        if req.play is not None and query.dice is None:
+            raise ApiError(400, "marking a play needs the dice")
+        svg = svg_board(req.game, query.position, dice=None if query.dice is None else tuple(map(int, query.dice)),
+                        play=req.play, **picture_state(cube_state))
+        return Response(svg, media_type="image/svg+xml")
+
+    for name, handler, model in (("hint", hint, HintIn), ("cube", cube, PositionIn),
+                                 ("evaluate", evaluate, PositionIn), ("board", board, BoardIn)):
+        _route_both(app, name, handler, model)
+
+    @app.get("/api/regions", summary="Where the drawing's points lie (engine/formats/svg.py click_regions)")
+    def regions() -> dict:
+        return click_regions()
+
+    # -- rollouts -----------------------------------------------------------------------------------
+
+    @app.post("/api/rollout", status_code=202, summary="Start a rollout job")
+    def start_rollout(req: RolloutIn) -> dict:
+        from model.cli.rollout import to_json
+        from model.search.rollout import rollout
+
+        bot = shelf.get(req.game)
+        query = _query(req)
+        _check_rollout(query, req.plays)
+        state = cube_view_of(query.position, query.info, None) if req.game == "backgammon" else None
+        dice = None if query.dice is None else tuple(int(d) for d in query.dice)
+        cubeful = req.cubeful if dice is not None else (req.cubeful is not False)
+
+        def work(job):
+            def progress(n):
+                job.done_units += n
+
+            result = rollout(bot.net, query.position, dice, req.trials, plies=req.ply, truncate=req.truncate,
+                             seed=req.seed, plays=req.plays, state=state, cubeful=cubeful, progress=progress,
+                             stop=job.cancel_requested.is_set)
+            return to_json(result, req.game, bot.name, query.position, state)
+
+        try:
+            return jobs.submit("rollout", req.trials, work).to_json()
+        except JobsFull as full:
+            raise ApiError(429, str(full)) from None
+
+    @app.get("/api/rollout/{job_id}", summary="A rollout job: status, progress, result")
+    def poll_rollout(job_id: str) -> dict:
+        return _job(jobs.get(job_id), job_id).to_json()
+
+    @app.delete("/api/rollout/{job_id}", summary="Cancel a rollout job (it keeps the trials finished)")
+    def cancel_rollout(job_id: str) -> dict:
+        return _job(jobs.cancel(job_id), job_id).to_json()
+
+    # -- games against the bot ----------------------------------------------------------------------
+
+    @app.post("/api/game", summary="A game or match against the bot")
+    def new_game(req: NewGameIn) -> dict:
+        rules = g.Rules(game=req.game, match_length=req.match_length, cube=req.cube and req.game == "backgammon")
+        table = tables.add(Table(shelf.get(req.game), rules, req.seed))
+        with table.lock:
+            return table.to_json()
+
+    def table_of(table_id: str) -> Table:
+        table = tables.get(table_id)
+        if table is None:
+            raise ApiError(404, f"no game {table_id!r} (it may have been closed): start a new one")
+        return table
+
+    @app.get("/api/game/{table_id}", summary="The table as the page draws it")
+    def get_game(table_id: str, since: int = 0) -> dict:
+        table = table_of(table_id)
+        with table.lock:
+            return table.to_json(since)
+
+    @app.post("/api/game/{table_id}/action", summary="roll, double, take, drop, beaver, accept, reject, resign, next")
+    def game_action(table_id: str, req: ActionIn, since: int = 0) -> dict:
+        table = table_of(table_id)
+        with table.lock:
+            table.act(req.action, req.level)
+            return table.to_json(since)
+
+    @app.post("/api/game/{table_id}/move", summary="Your play: the steps clicked so far, or the play in notation")
+    def game_move(table_id: str, req: MoveIn, since: int = 0) -> dict:
+        if (req.steps is None) == (req.move is None):
+            raise ApiError(400, "give the steps clicked so far, or the play as 'move' (not both)")
+        table = table_of(table_id)
+        with table.lock:
+            partial = table.move(req.steps, req.move)
+            return {**table.to_json(since), "partial": partial}
+
+    @app.get("/api/game/{table_id}/hint", summary="The bot's advice for your decision (hint's JSON)")
+    def game_hint(table_id: str, ply: int = 0) -> dict:
+        if ply not in (0, 1, 2):
+            raise ApiError(400, f"ply is 0, 1 or 2, got {ply}")
+        table = table_of(table_id)
+        with table.lock:
+            state = table.state
+            if state.is_over or state.to_act != HUMAN or state.resignation is not None:
+                raise ApiError(400, "there is no decision of yours to advise on now")
+            dice = None if state.phase is not g.Phase.MOVE else np.array(state.dice)
+            query = Query(state.game, state.position, match_info(state), dice)
+            return analyse(table.bot, query, ply, None)
+
+    # -- match analysis (another room; optional) ----------------------------------------------------
+
+    @app.post("/api/analyse", summary="A .mat file in the body -> its analysis (when installed)")
+    async def analyse_match(request: Request, ply: int = 0) -> dict:
+        try:
+            from model.search import analysis
+        except ImportError:
+            raise ApiError(501, "match analysis is not installed in this version") from None
+        text = (await request.body()).decode("utf-8", errors="replace")
+        runner = getattr(analysis, "analyse_mat_text", None)
+        if runner is None:
+            raise ApiError(501, "this version's match analysis has no entry for text")
+        return runner(text, shelf.get("backgammon"), ply=ply)
+
+    # -- the page -----------------------------------------------------------------------------------
+
+    static = resources.files("model.web") / "static"
+    app.mount("/static", StaticFiles(directory=str(static)), name="static")
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page() -> str:
+        return (static / "index.html").read_text(encoding="utf-8")
+
+    if max_body:
+        app.add_middleware(BodyLimit, limit=max_body)
+    return app
+
+
+def _route_both(app: FastAPI, name: str, handler, model) -> None:
+    """GET /api/<name>?... (the fields as query parameters) and POST /api/<name> (a JSON body) for one
+    handler; a GET's fields are read by the same model, so both refuse alike."""
+    doc = f"{name}: the same answer for GET (query parameters) and POST (JSON body)"
+
+    def post(req):
+        return handler(req)
+
+    post.__annotations__ = {"req": model}  # a class, not the text "model" (this module's annotations are text)
+
+    def get(request: Request):
+        return handler(model(**request.query_params))
+
+    app.post(f"/api/{name}", summary=f"{name} (JSON body)", description=doc)(post)
+    app.get(f"/api/{name}", summary=f"{name} (query parameters)", description=doc)(get)
+
+
+def _job(job, job_id: str):
+    if job is None:
+        raise ApiError(404, f"no rollout job {job_id!r} (finished jobs are kept a while, then forgotten)")
+    return job
+
+
+def _check_rollout(query: Query, plays) -> None:
+    """Refuse at once what the rollout would refuse later: a finished game, a roll with no legal play,
+    a play that is not legal."""
+    pos = query.position
+    if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
+        raise FormatError("the game is over: a side has borne off all 15 checkers")
+    if query.dice is None:
+        return
+    children, _ = legal_plays(query.game, pos[None], query.dice[None])
+    if len(children) == 1 and (children[0] == pos).all():
+        raise FormatError(f"no legal play with {query.dice[0]}-{query.dice[1]}: there is nothing to roll out")
+    if isinstance(plays, list):
+        for text in plays:
+            parse_play(query.game, pos, query.dice, text)
+    elif plays not in ("filter", "all"):
+        raise FormatError(f"plays is 'filter', 'all' or a list of plays, got {plays!r}")

@@ -1,0 +1,49 @@
+"""Fixtures of the web tests: the application (one per session: the nets are loaded once) and a real
+uvicorn server on 127.0.0.1 in a thread, for what only a socket shows (closed connections, a browser).
+The tests skip when the [web] extra (fastapi, uvicorn, httpx) is not installed."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def web_app():
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from model.web.app import create_app
+
+    return create_app()
+
+
+@pytest.fixture(scope="session")
+def client(web_app):
+    from fastapi.testclient import TestClient
+
+    with TestClient(web_app) as test_client:
+        yield test_client
+
+
+@pytest.fixture(scope="session")
+def live_server(web_app):
+    """The base URL of a uvicorn server of ``web_app``, listening on a free port of 127.0.0.1."""
+    uvicorn = pytest.importorskip("uvicorn")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(web_app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started:
+        assert time.time() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+    sock.close()
