@@ -56,7 +56,7 @@ def test_readme_first_command_installs_no_torch_and_answers_the_hint():
 def test_readme_second_command_installs_the_extras_ci_runs():
     """The second README command installs the extras the tests need and runs pytest; .ci/run runs it."""
     second = readme_commands()[1]
-    assert re.search(r'-e "\.\[train,plots,test,openspiel,gnubg\]"', second) and second.endswith("python -m pytest")
+    assert re.search(r'-e "\.\[train,plots,test,openspiel,gnubg,web\]"', second) and second.endswith("python -m pytest")
     assert second in (ROOT / ".ci" / "run").read_text().replace("pip install -q ", "pip install ")
 
 

@@ -1,8 +1,11 @@
 """The command lines behind ``evaluate.py`` and the installed ``nardibot``: ``main`` (the dispatch to a
 subcommand), ``match`` (cubeless games between two players), ``hint``, ``play`` (a person against the
-bot), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the cube between bots), and
+bot), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the cube between bots), ``rollout``,
+``web`` (the HTTP API and page of model/web), ``ubgi`` (the UBGI engine protocol, through serve's agent), and
 ``common`` (JSON result files, package versions, a progress bar, and engine/tools/cli.py's one-line
 usage errors and dataclass parsers, which ``train.py`` uses too).
 
-Imports anything in ``engine`` and ``model``; nothing imports a command line.
+Imports anything in ``engine`` and ``model``; nothing imports a command line but model/web, the HTTP
+entry point, which answers with the command lines' own builders (hint's ``analyse``, rollout's
+``to_json``, play's decisions of the bot).
 """

@@ -36,7 +36,6 @@ from dataclasses import replace
 from engine.errors import FormatError
 from engine.formats.fibs import FibsBoard, read_fibs_board
 from engine.formats.position import CUBE_CENTRED, XGID_PREFIX, read_xgid
-
 from model.cli.common import OneLineParser, UsageError, run_main
 
 NAME, AUTHOR, VERSION = "nardibot", "the nardibot authors", "0.1.0"

@@ -30,7 +30,6 @@ from importlib import resources
 from typing import Literal
 
 import numpy as np
-
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
@@ -41,11 +40,9 @@ from starlette.exceptions import HTTPException
 from engine import game as g
 from engine.board import CHECKERS, OFF, OPP_OFF
 from engine.errors import FormatError
-from engine.formats.position import read_position_text
 from engine.formats.svg import click_regions, svg_board
 from engine.movegen import legal_plays
 from engine.notation import parse_play
-
 from model.cli.hint import Query, analyse, cube_json, cube_view_of, picture_state, query_from_object
 from model.web.game import HUMAN, Table, Tables, match_info
 from model.web.jobs import Jobs, JobsFull

@@ -28,8 +28,16 @@ from engine import game as g
 from engine.formats.position import CUBE_CENTRED, MatchInfo, write_json_position
 from engine.formats.svg import svg_board
 from engine.notation import NO_PLAY, format_play, parse_play, partial_play
-
-from model.cli.play import BOT, HUMAN, LEVEL_NAMES, bot_accepts, bot_doubles, bot_play, bot_resignation, take_advice
+from model.cli.play import (
+    BOT,
+    HUMAN,
+    LEVEL_NAMES,
+    bot_accepts,
+    bot_doubles,
+    bot_play,
+    bot_resignation,
+    take_advice,
+)
 from model.cube.policy import CubePolicy
 
 ANSWERS = {"double": g.double, "take": g.take, "drop": g.drop, "beaver": g.beaver,

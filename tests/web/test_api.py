@@ -17,7 +17,6 @@ import pytest
 
 from engine.formats.position import read_json_position
 from engine.notation import play_steps
-
 from tests.helpers import ROOT
 
 OPENING = "4HPwATDgc/ABMA"

@@ -1,0 +1,146 @@
+"""The page in a real headless browser (Debian's chromium through its chromedriver, driven by Selenium):
+it loads, a pasted ID gets its ranked plays with the best drawn on the board, and a few plays of a game
+against the bot are made by clicking checkers. Skipped when selenium, chromium or chromedriver is missing
+(.ci/run installs them). With NARDIBOT_SCREENSHOTS=DIR the screenshots are also saved there (docs/ keeps
+the ones the README shows)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from engine.formats.position import read_json_position
+from engine.notation import play_steps
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+XGID = "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:0:10"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    webdriver = pytest.importorskip("selenium.webdriver")
+    if not CHROMIUM or not os.access(CHROMEDRIVER, os.X_OK):
+        pytest.skip("Debian's chromium and chromium-driver are not installed")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1500,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+def wait_for(predicate, seconds: float = 60, what: str = "the page"):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def screenshot(driver, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / name
+    driver.save_screenshot(str(path))
+    keep = os.environ.get("NARDIBOT_SCREENSHOTS")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(keep) / name)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def click_point(driver, board_id: str, point: int) -> None:
+    """A real mouse click in the middle of a point's column (where /api/regions puts it), scaled to the
+    drawing's size on the screen."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    svg = driver.find_element(By.CSS_SELECTOR, f"#{board_id} svg")
+    regions = driver.execute_script("return fetch('/api/regions').then(r => r.json())")
+    x, y, w, h = regions["points"][str(point)]
+    scale = svg.size["width"] / regions["width"]
+    dx, dy = (x + w / 2) * scale - svg.size["width"] / 2, (y + h / 2) * scale - svg.size["height"] / 2
+    ActionChains(driver).move_to_element_with_offset(svg, int(dx), int(dy)).click().perform()
+
+
+def test_paste_an_id_and_get_the_ranked_plays(browser, live_server, tmp_path):
+    """Paste an XGID with 5-2 to play, ask for the best plays: the ranked table fills, the best play is
+    drawn with its arrows, and clicking the second row draws that one."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server + "/")
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg"), what="the first board")
+    field = browser.find_element(By.ID, "position")
+    field.clear()
+    field.send_keys(XGID)
+    for select in ("dice1", "dice2"):
+        browser.execute_script(f"document.getElementById('{select}').value = ''")
+    browser.find_element(By.ID, "btn-hint").click()
+    rows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#plays tbody tr.play-row"), what="the plays")
+    with urllib.request.urlopen(f"{live_server}/api/hint?position={urllib.request.quote(XGID)}") as answer:
+        expected = json.loads(answer.read())["plays"]
+    assert len(rows) == len(expected) and rows[0].find_elements(By.TAG_NAME, "td")[1].text == expected[0]["move"]
+    arrows = browser.find_elements(By.CSS_SELECTOR, "#board svg line.arrow")
+    assert len(arrows) >= 2
+    assert browser.find_element(By.ID, "error").get_attribute("hidden")
+    screenshot(browser, tmp_path, "web_hint.png")
+    rows[1].click()
+    wait_for(lambda: "shown" in browser.find_elements(By.CSS_SELECTOR, "#plays tbody tr")[1].get_attribute("class"))
+
+
+def test_play_a_few_moves_against_the_bot_by_clicking(browser, live_server, tmp_path):
+    """A 3-point match: each of the person's plays is clicked a step at a time on the board (the bot's
+    advice, turned into steps), rolls and other actions by their buttons; three plays are made."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server + "/")
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg"), what="the page")
+    browser.find_element(By.ID, "tab-play").click()
+    browser.find_element(By.ID, "btn-new-game").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#game-board svg"), what="the game board")
+    played = 0
+    for _ in range(30):
+        state = browser.execute_script("return window.nardibot.table.state")
+        if played == 3 or state["match_over"]:
+            break
+        if state["phase"] == "move" and state["to_act"] == "you":
+            with urllib.request.urlopen(f"{live_server}/api/game/{state['id']}/hint") as answer:
+                best = json.loads(answer.read())["plays"][0]
+            before = read_json_position("backgammon", state["position"])
+            after = read_json_position("backgammon", best["position"])
+            log_before = len(browser.find_elements(By.CSS_SELECTOR, "#game-log li"))
+            for source, dest in play_steps("backgammon", before, after, state["dice"]):
+                click_point(browser, "game-board", source)
+                click_point(browser, "game-board", dest)
+                wait_for(lambda: not browser.execute_script("return window.nardibot.table.source"), 10)
+
+            def logged(since=log_before):
+                texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#game-log li")][since:]
+                return texts if any(line.startswith("you roll") for line in texts) else None
+
+            lines = wait_for(logged, 30, "the play to be made")
+            assert any(line.startswith("you roll") for line in lines), lines
+            assert browser.find_element(By.ID, "error").get_attribute("hidden"), browser.find_element(By.ID, "error").text
+            played += 1
+            if played == 2:
+                screenshot(browser, tmp_path, "web_play.png")
+            continue
+        buttons = browser.find_elements(By.CSS_SELECTOR, "#actions button")
+        choice = next((b for b in buttons if b.get_attribute("data-action") in ("roll", "take", "next", "reject")),
+                      buttons[0] if buttons else None)
+        assert choice is not None, state
+        choice.click()
+        time.sleep(0.3)
+    assert played == 3 or state["match_over"]
