@@ -43,6 +43,10 @@ SLOW = (
     "tests/arena/test_arena.py::test_recorded_plays_become_a_money_session_of_legal_games",
     "tests/players/test_players.py::test_a_short_match_against_gnubg",
     "tests/cube/test_policy.py::test_every_entry_point_makes_the_same_checker_play",
+    "tests/web/test_page.py",
+    "tests/web/test_api.py::test_command_line_errors_are_one_line",
+    "tests/web/test_api.py::test_rollout_job_runs_to_its_result",
+    "tests/cli/test_ubgi.py",
 )
 
 

@@ -117,6 +117,33 @@ def bot_play(policy: CubePolicy, state: g.GameState) -> tuple[np.ndarray, str]:
     return children[pick], format_play(state.game, state.position, children[pick], state.dice) or NO_PLAY
 
 
+def bot_acts(policy: CubePolicy, state: g.GameState, rng: np.random.Generator,
+             offered: bool) -> tuple[g.GameState, str | None, bool]:
+    """One decision of the bot, whose turn it is to act: (the state after it, what it says or None,
+    whether it has offered to resign in this game, which it does once a game: ``offered`` so far)."""
+    if state.resignation is not None:
+        accepted = bot_accepts(policy, state)
+        return (g.accept_resignation(state) if accepted else g.reject_resignation(state),
+                f"the bot {'accepts' if accepted else 'rejects'} your resignation", offered)
+    if state.phase is g.Phase.TAKE:
+        answer = take_advice(policy, state, BOT)
+        if answer == "beaver" and g.beaver_refusal(state) is not None:
+            answer = "take"
+        return ({"pass": g.drop, "take": g.take, "beaver": g.beaver}[answer](state),
+                f"the bot {'drops' if answer == 'pass' else answer + 's'}", offered)
+    if state.phase is g.Phase.ROLL:
+        level = None if offered else bot_resignation(policy, state)
+        if level is not None:
+            return (g.offer_resignation(state, BOT, level),
+                    f"the bot offers to resign {LEVEL_NAMES[state.game][level]}", True)
+        if bot_doubles(policy, state):
+            return g.double(state), f"the bot doubles to {state.cube * 2}", offered
+        return g.roll(state, rng), None, offered
+    child, move = bot_play(policy, state)
+    a, b = state.dice
+    return g.play(state, child), f"the bot rolls {a}-{b} and plays {move}", offered
+
+
 # ----------------------------------------------------------------------------------------------
 # the terminal
 
@@ -232,33 +259,9 @@ class Table:
     # -- the bot ----------------------------------------------------------------------------------
 
     def bot_acts(self) -> None:
-        state, say = self.state, self.console.say
-        if state.resignation is not None:
-            accepted = bot_accepts(self.policy, state)
-            say(f"the bot {'accepts' if accepted else 'rejects'} your resignation")
-            self.state = g.accept_resignation(state) if accepted else g.reject_resignation(state)
-        elif state.phase is g.Phase.TAKE:
-            answer = take_advice(self.policy, state, BOT)
-            if answer == "beaver" and g.beaver_refusal(state) is not None:
-                answer = "take"
-            say(f"the bot {'drops' if answer == 'pass' else answer + 's'}")
-            self.state = {"pass": g.drop, "take": g.take, "beaver": g.beaver}[answer](state)
-        elif state.phase is g.Phase.ROLL:
-            level = None if self.bot_offered else bot_resignation(self.policy, state)
-            if level is not None:
-                self.bot_offered = True
-                say(f"the bot offers to resign {LEVEL_NAMES[state.game][level]}")
-                self.state = g.offer_resignation(state, BOT, level)
-            elif bot_doubles(self.policy, state):
-                say(f"the bot doubles to {state.cube * 2}")
-                self.state = g.double(state)
-            else:
-                self.state = g.roll(state, self.rng)
-        else:
-            child, move = bot_play(self.policy, state)
-            a, b = state.dice
-            say(f"the bot rolls {a}-{b} and plays {move}")
-            self.state = g.play(state, child)
+        self.state, said, self.bot_offered = bot_acts(self.policy, self.state, self.rng, self.bot_offered)
+        if said:
+            self.console.say(said)
 
     # -- the person -------------------------------------------------------------------------------
 

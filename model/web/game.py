@@ -28,16 +28,7 @@ from engine import game as g
 from engine.formats.position import CUBE_CENTRED, MatchInfo, write_json_position
 from engine.formats.svg import svg_board
 from engine.notation import NO_PLAY, format_play, parse_play, partial_play
-from model.cli.play import (
-    BOT,
-    HUMAN,
-    LEVEL_NAMES,
-    bot_accepts,
-    bot_doubles,
-    bot_play,
-    bot_resignation,
-    take_advice,
-)
+from model.cli.play import BOT, HUMAN, LEVEL_NAMES, bot_acts
 from model.cube.policy import CubePolicy
 
 ANSWERS = {"double": g.double, "take": g.take, "drop": g.drop, "beaver": g.beaver,
@@ -101,34 +92,10 @@ class Table:
             self.say(f"score: you {you}, bot {bot}")
 
     def bot_acts(self) -> None:
-        """One decision of the bot, as the terminal game makes it (model/cli/play.py)."""
-        state = self.state
-        if state.resignation is not None:
-            accepted = bot_accepts(self.policy, state)
-            self.say(f"the bot {'accepts' if accepted else 'rejects'} your resignation")
-            self.state = g.accept_resignation(state) if accepted else g.reject_resignation(state)
-        elif state.phase is g.Phase.TAKE:
-            answer = take_advice(self.policy, state, BOT)
-            if answer == "beaver" and g.beaver_refusal(state) is not None:
-                answer = "take"
-            self.say(f"the bot {'drops' if answer == 'pass' else answer + 's'}")
-            self.state = {"pass": g.drop, "take": g.take, "beaver": g.beaver}[answer](state)
-        elif state.phase is g.Phase.ROLL:
-            level = None if self.bot_offered else bot_resignation(self.policy, state)
-            if level is not None:
-                self.bot_offered = True
-                self.say(f"the bot offers to resign {LEVEL_NAMES[state.game][level]}")
-                self.state = g.offer_resignation(state, BOT, level)
-            elif bot_doubles(self.policy, state):
-                self.say(f"the bot doubles to {state.cube * 2}")
-                self.state = g.double(state)
-            else:
-                self.state = g.roll(state, self.rng)
-        else:
-            child, move = bot_play(self.policy, state)
-            a, b = state.dice
-            self.say(f"the bot rolls {a}-{b} and plays {move}")
-            self.state = g.play(state, child)
+        """One decision of the bot, as the terminal game makes it (model/cli/play.py's ``bot_acts``)."""
+        self.state, said, self.bot_offered = bot_acts(self.policy, self.state, self.rng, self.bot_offered)
+        if said:
+            self.say(said)
 
     # -- the person's actions -------------------------------------------------------------------------
 

@@ -424,3 +424,30 @@ def test_the_six_in_a_row_position_is_legal_another_way():
     position = _six_in_a_row()
     texts = format_plays("nardi", position, (6, 1), _children("nardi", position, (6, 1)))
     assert "19/13 24/23" not in texts and any(t.startswith("24/18") for t in texts)
+
+
+def test_partial_play_follows_clicked_steps_to_the_legal_plays():
+    """partial_play (a page's clicks): steps in any order on the way to a legal play narrow the plays
+    they can end in, a whole play is one of them, a step off every legal play or from an empty point
+    is refused with the reason, and a checker on the bar enters first."""
+    from engine.notation import partial_play
+
+    start = start_position("backgammon")
+    _, every = partial_play("backgammon", start, (6, 1), [])
+    assert len(every) == len(legal_plays("backgammon", start[None], np.array([[6, 1]]))[0])
+    made = parse_play("backgammon", start, (6, 1), "13/7 8/7")
+    after, left = partial_play("backgammon", start, (6, 1), [(8, 7)])  # the lower die first
+    assert 1 < len(left) < len(every) and any((left == made).all(axis=1))
+    after, left = partial_play("backgammon", start, (6, 1), [(8, 7), (13, 7)])
+    assert np.array_equal(after, made) and len(left) == 1
+    after, _ = partial_play("backgammon", start, (6, 5), [(24, 13)])  # two dice in one step
+    assert np.array_equal(after, parse_play("backgammon", start, (6, 5), "24/13"))
+    with pytest.raises(IllegalPlayError, match="no legal play of 6-1"):
+        partial_play("backgammon", start, (6, 1), [(24, 20)])
+    with pytest.raises(IllegalPlayError, match="no checker"):
+        partial_play("backgammon", start, (6, 1), [(20, 14)])
+    on_bar = start.copy()
+    on_bar[23] -= 1
+    on_bar[BAR] += 1
+    with pytest.raises(IllegalPlayError, match="bar must enter first"):
+        partial_play("backgammon", on_bar, (6, 1), [(13, 7)])

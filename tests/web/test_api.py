@@ -257,3 +257,27 @@ def test_regions_match_the_drawing():
         x, y, w, h = regions[str(point)]
         inside = [c for c in centres if x <= c[0] < x + w and y <= c[1] < y + h]
         assert len(inside) == min(int(pos[point - 1]), 5), point
+
+
+def test_match_analysis_answers_not_implemented_without_its_module(client):
+    """/api/analyse needs model.search.analysis (another room); without it: 501 and one line."""
+    import importlib.util
+
+    if importlib.util.find_spec("model.search.analysis") is not None:
+        pytest.skip("the match analysis is installed")
+    assert "analysis" in refused(client.post("/api/analyse", content=b"1 point match\n"), 501)
+
+
+def test_command_line_errors_are_one_line():
+    """``evaluate.py web``: a bad port, and an address already in use, are one line and status 2."""
+    for extra in (["--port", "70000"], ["--rollout-workers", "0"]):
+        done = subprocess.run([sys.executable, "evaluate.py", "web", *extra], cwd=ROOT, capture_output=True,
+                              text=True, timeout=60, check=False)
+        assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        done = subprocess.run([sys.executable, "evaluate.py", "web", "--port", str(port)], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2 and "cannot listen" in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -61,14 +61,13 @@ def screenshot(driver, tmp_path: Path, name: str) -> Path:
     return path
 
 
-def click_point(driver, board_id: str, point: int) -> None:
+def click_point(driver, board_id: str, regions: dict, point: int) -> None:
     """A real mouse click in the middle of a point's column (where /api/regions puts it), scaled to the
     drawing's size on the screen."""
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
     svg = driver.find_element(By.CSS_SELECTOR, f"#{board_id} svg")
-    regions = driver.execute_script("return fetch('/api/regions').then(r => r.json())")
     x, y, w, h = regions["points"][str(point)]
     scale = svg.size["width"] / regions["width"]
     dx, dy = (x + w / 2) * scale - svg.size["width"] / 2, (y + h / 2) * scale - svg.size["height"] / 2
@@ -110,6 +109,8 @@ def test_play_a_few_moves_against_the_bot_by_clicking(browser, live_server, tmp_
     browser.find_element(By.ID, "tab-play").click()
     browser.find_element(By.ID, "btn-new-game").click()
     wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#game-board svg"), what="the game board")
+    with urllib.request.urlopen(f"{live_server}/api/regions") as answer:
+        regions = json.loads(answer.read())
     played = 0
     for _ in range(30):
         state = browser.execute_script("return window.nardibot.table.state")
@@ -122,9 +123,10 @@ def test_play_a_few_moves_against_the_bot_by_clicking(browser, live_server, tmp_
             after = read_json_position("backgammon", best["position"])
             log_before = len(browser.find_elements(By.CSS_SELECTOR, "#game-log li"))
             for source, dest in play_steps("backgammon", before, after, state["dice"]):
-                click_point(browser, "game-board", source)
-                click_point(browser, "game-board", dest)
-                wait_for(lambda: not browser.execute_script("return window.nardibot.table.source"), 10)
+                click_point(browser, "game-board", regions, source)
+                click_point(browser, "game-board", regions, dest)
+                wait_for(lambda: not browser.execute_script("return window.nardibot.table.busy"), 30,
+                         "the step to be drawn")
 
             def logged(since=log_before):
                 texts = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#game-log li")][since:]

@@ -8,7 +8,7 @@ const START_NARDI = {board: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -15, 0, 0, 0, 0, 0
                      bar: [0, 0], off: [0, 0]};
 let regions = null;
 const analysis = {position: null, answer: null};
-const table = {state: null, steps: [], source: null, logLength: 0};
+const table = {state: null, steps: [], source: null, logLength: 0, busy: false};  // busy: a step is on its way
 window.nardibot = {analysis, table};  // for tests and curious users
 
 async function api(method, path, body) {
@@ -243,6 +243,7 @@ function boardClick(place, svg) {
     return;
   }
   table.steps.push([source, place.point]);
+  table.busy = true;
   guarded(async () => {
     try {
       const answer = await tablePost("move", {steps: table.steps});
@@ -256,6 +257,8 @@ function boardClick(place, svg) {
       table.steps.pop();
       redrawSteps();
       throw error;
+    } finally {
+      table.busy = false;
     }
   });
 }
