@@ -1,6 +1,6 @@
 """Build the backgammon checker-play benchmark that ``python evaluate.py benchmark PLAYER`` scores.
 
-    nice -n 5 python scripts/build_benchmark.py --seed 1 --workers 2      (the shipped file, ~1 h)
+    nice -n 5 python scripts/build_benchmark.py --seed 1 --workers 2      (the shipped file, 29 min)
     python scripts/build_benchmark.py --per-class 20 --out /tmp/bench.npz  (a quick look)
 
 1. Positions from games among different players (PAIRINGS, mirrored dice, model/arena/cubeless.py):

@@ -1,6 +1,7 @@
 """The command lines behind ``evaluate.py`` and the installed ``nardibot``: ``main`` (the dispatch to a
 subcommand), ``match`` (cubeless games between two players), ``hint``, ``play`` (a person against the
-bot), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the cube between bots), and
+bot), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the cube between bots), ``rollout``, ``benchmark`` (checker-play error rates on
+the stored positions), and
 ``common`` (JSON result files, package versions, a progress bar, and engine/tools/cli.py's one-line
 usage errors and dataclass parsers, which ``train.py`` uses too).
 
