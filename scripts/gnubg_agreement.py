@@ -47,7 +47,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository r
 
 import numpy as np
 
-from engine.board import CHECKERS, OFF, flip, winner_score
 from engine.formats.position import write_position_id
 from engine.movegen import legal_plays
 from engine.notation import format_plays
@@ -129,20 +128,6 @@ def gnubg_ranking(gnubg, position: np.ndarray, dice, plies: int, index) -> dict[
     return {gnubg_key_child(gnubg, key, index): float(equity) for key, _, _, equity in candidates}
 
 
-def gnubg_child_equity(gnubg, children: np.ndarray, plies: int) -> np.ndarray:
-    """Cubeless money equity (N,) of each child for the side that just moved, by gnubg at ``plies``."""
-    from model.net.equity import cubeless_equity, flip_probs, outcome_targets
-    from model.players.gnubg import to_gnubg_boards
-
-    done = children[:, OFF] == CHECKERS
-    probs = np.empty((len(children), 5))
-    if done.any():
-        probs[done] = outcome_targets(GAME, winner_score(GAME, children[done]))
-    boards = to_gnubg_boards(flip(GAME, children[~done]))  # the opponent on roll
-    probs[~done] = flip_probs(GAME, np.array([gnubg.probabilities(b.tolist(), plies) for b in boards]))
-    return cubeless_equity(GAME, probs)
-
-
 # -- one position ---------------------------------------------------------------------------------
 
 def bot_picks(net, children: np.ndarray) -> dict[int, int]:
@@ -161,6 +146,8 @@ def bot_picks(net, children: np.ndarray) -> dict[int, int]:
 
 def judge_position(net, gnubg, position: np.ndarray, dice: np.ndarray) -> dict:
     """Picks of the bot and gnubg, gnubg 2-ply's equity of each, and their losses, for one position."""
+    from model.players.gnubg import child_equities
+
     children, _ = legal_plays(GAME, position[None], dice[None])
     index = children_index(children)
     picks = {f"bot-{ply}ply": i for ply, i in bot_picks(net, children).items()}
@@ -170,7 +157,7 @@ def judge_position(net, gnubg, position: np.ndarray, dice: np.ndarray) -> dict:
     picks[f"gnubg-{JUDGE_PLIES}ply"] = next(iter(judged))
     missing = sorted(set(picks.values()) - set(judged))
     if missing:
-        judged.update(zip(missing, gnubg_child_equity(gnubg, children[missing], JUDGE_PLIES).tolist()))
+        judged.update(zip(missing, child_equities(gnubg, children[missing], JUDGE_PLIES).tolist()))
     best = max(judged.values())
     moves = format_plays(GAME, position, dice, children[list(picks.values())])
     return {

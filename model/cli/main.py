@@ -7,6 +7,7 @@ the rest goes to it.
     nardibot cube A B [--length 5] [--matches 1000]        games with the cube, full matches
     nardibot web [--host 127.0.0.1] [--port 8000]          HTTP API and browser page
     nardibot ubgi                                          UBGI engine protocol on stdin/stdout
+    nardibot benchmark PLAYER [PLAYER ...]                 checker-play error rates on stored positions
     nardibot match A B ...                                 cubeless games between two players
     nardibot A B ...                                       the same as match
 
@@ -42,6 +43,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "rollout": _lazy("model.cli.rollout"),  # roll out a position or the plays of a roll
     "web": _lazy("model.cli.web"),  # the HTTP API and the browser page
     "ubgi": _lazy("model.cli.ubgi"),  # the UBGI engine protocol on stdin/stdout
+    "benchmark": _lazy("model.cli.benchmark"),  # checker-play error rates judged by gnubg 2-ply
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 

@@ -27,7 +27,7 @@ import importlib
 
 import numpy as np
 
-from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, POINTS
+from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, POINTS, flip, winner_score
 
 from model.players.base import Player, group_starts
 
@@ -76,6 +76,45 @@ def from_gnubg_board(board) -> np.ndarray:
     pos[OFF] = CHECKERS - mine.sum()
     pos[OPP_OFF] = CHECKERS - theirs.sum()
     return pos
+
+
+def child_equities(gnubg, children: np.ndarray, plies: int) -> np.ndarray:
+    """Cubeless money equity (N,) of each backgammon child (B, 28), for the side that just moved, by
+    gnubg at ``plies``: the child is flipped so the opponent is on roll, scored with
+    ``probabilities(board, plies)`` and turned back. A child that bears off the last checker scores
+    its exact result. One position at a time (the API has no batch)."""
+    from model.net.equity import cubeless_equity, flip_probs, outcome_targets
+
+    game = "backgammon"
+    children = np.atleast_2d(np.asarray(children))
+    done = children[:, OFF] == CHECKERS
+    probs = np.empty((len(children), 5))
+    if done.any():
+        probs[done] = outcome_targets(game, winner_score(game, children[done]))
+    boards = to_gnubg_boards(flip(game, children[~done]))  # the opponent on roll
+    probs[~done] = flip_probs(game, np.array([gnubg.probabilities(b.tolist(), plies) for b in boards])
+                              .reshape(-1, 5))
+    return cubeless_equity(game, probs)
+
+
+GNUBG_CLASSES = {0: "over", 1: "bearoff", 2: "bearoff", 3: "race", 4: "crashed", 5: "contact"}
+"""gnubg-nn's ``classify`` codes (its c_over, c_bearoff, c_race, c_crashed, c_contact; 1 is the two-sided
+bear-off database, which the package names no constant for) -> the benchmark's class words."""
+
+
+def classify(gnubg, positions: np.ndarray) -> np.ndarray:
+    """gnubg's class code (B,) of each position (B, 28), the mover on roll, by gnubg-nn's ``classify``.
+
+    gnubg's rule (gnubg 1.07 eval.c, ClassifyPosition; facts, not code): over when a side has no
+    checker left; race when the two sides' rearmost checkers have passed each other (no contact), and
+    bear-off when such a race fits gnubg's bear-off databases (every checker of both sides at home
+    here); a contact position is crashed when, for either side, the checkers it has left (bar
+    included) number at most 6, or at most 6 once a heap of two or more on its 1-point is set aside,
+    or, with such a heap and two or more on its 2-point, at most 6 once both heaps but one checker
+    are set aside; without a heap on the 1-point, at most 6 once all but one checker of its 2-point
+    are set aside. Every other contact position is contact.
+    """
+    return np.array([gnubg.classify(b.tolist()) for b in to_gnubg_boards(positions)], dtype=np.int8)
 
 
 class GnubgPlayer(Player):
