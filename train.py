@@ -16,6 +16,9 @@ written to --out, without the optimizer state, ready to ship (.safetensors: read
 
 from __future__ import annotations
 
+import model.cli.blas  # noqa: F401  (first: sets numpy's BLAS threads before numpy loads)
+
+# isort: split
 import argparse
 import dataclasses
 import json
