@@ -16,6 +16,9 @@ written to --out, without the optimizer state, ready to ship (.safetensors: read
 
 from __future__ import annotations
 
+import model.cli.blas  # noqa: F401  (first: sets numpy's BLAS threads before numpy loads)
+
+# isort: split
 import argparse
 import dataclasses
 import json
@@ -62,6 +65,11 @@ class Args:
     explore: float = option(0.0, help="chance of a random play instead of the greedy one")
     exact_endgames: bool = option(False, help="the actor plays and values bear-off positions from the exact "
                                               "databases (so their targets are exact)")
+    target: str = option("sample", help="what a position's value is pulled toward: sample (TD: the next "
+                                        "position the dice gave) or one-ply (the expectation over all 21 "
+                                        "rolls of the next side's best play; about 6x slower per game)")
+    target_prune: int = option(3, help="one-ply backgammon: score each roll's K best plays by pubeval "
+                                       "with the network (0 = every play)")
     checkpoint_every: int = option(10_000, help="games between checkpoints (last.pt and a snapshot)")
     eval_every: int = option(20_000, help="games between strength checks against the baselines (0 = never)")
     eval_games: int = option(400, help="mirrored games per strength check and opponent")
@@ -101,6 +109,10 @@ def check(args: Args) -> str | None:
     for name in ("games", "parallel_games", "samples_per_update", "batch_size", "checkpoint_every"):
         if getattr(args, name) <= 0:
             return f"--{name.replace('_', '-')} must be positive"
+    if args.target not in ("sample", "one-ply"):
+        return f"--target must be sample or one-ply, not {args.target!r}"
+    if args.target_prune < 0:
+        return "--target-prune must be 0 or more"
     if not 0 <= args.lam <= 1:
         return "--lam must be within 0..1"
     if args.features:
@@ -286,7 +298,8 @@ def train(argv: list[str]) -> int:
     if optimizer_state:
         learner.opt.load_state_dict(optimizer_state)
     actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
-                          device=device, explore=args.explore, exact_endgames=args.exact_endgames)
+                          device=device, explore=args.explore, exact_endgames=args.exact_endgames,
+                          target=args.target, prune=args.target_prune)
     if train_state and "actor_rng" in train_state:
         actor.rng.bit_generator.state = json.loads(train_state["actor_rng"])
     elapsed_before = float(train_state.get("seconds", 0.0)) if train_state else 0.0

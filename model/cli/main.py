@@ -18,6 +18,9 @@ so that a hint does not wait for the modules of the others.
 
 from __future__ import annotations
 
+import model.cli.blas  # noqa: F401  (first: sets numpy's BLAS threads before numpy loads)
+
+# isort: split
 import importlib
 import sys
 from collections.abc import Callable

@@ -394,14 +394,17 @@ def both_sides(positions):
     return counts.reshape(-1, 25), counts[:, ::-1].reshape(-1, 25)
 
 
-def contact_inputs(positions: np.ndarray) -> np.ndarray:
-    """(B, 250) float32 inputs of backgammon positions (B, 28) for a contact or crashed net."""
+def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """(B, 250) float32 inputs of backgammon positions (B, 28) for a contact or crashed net; written
+    into the first 250 columns of ``out`` (B, >= 250) float32 when given (no copy), which is returned."""
     own, opp = both_sides(positions)
-    n = len(own)
-    half = np.empty((n, HALF_CONTACT), dtype=np.float32)
-    half[:, :100] = np.take(_UNITS, own, axis=0).reshape(n, 100)
-    half[:, 100:] = half_features(prepare(own, opp))
-    return half.reshape(n // 2, 2 * HALF_CONTACT)
+    b = len(own) // 2
+    if out is None:
+        out = np.empty((b, 2 * HALF_CONTACT), dtype=np.float32)
+    halves = out[:, : 2 * HALF_CONTACT].reshape(b, 2, HALF_CONTACT)  # a view: splits the column axis
+    halves[:, :, :100] = np.take(_UNITS, own, axis=0).reshape(b, 2, 100)
+    halves[:, :, 100:] = half_features(prepare(own, opp)).reshape(b, 2, len(FEATURE_NAMES))
+    return out
 
 
 def race_inputs(positions: np.ndarray) -> np.ndarray:

@@ -101,8 +101,11 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
     """Features (B, F) float32 of positions (B, 28) seen by the side on roll, in encoding ``version``."""
     pos = np.asarray(positions, dtype=np.int8)
     if check_version(game, version) == 3:
-        return np.concatenate([contact_inputs(pos), pips(game, pos).astype(np.float32) / 100.0,
-                               has_contact(game, pos)[:, None].astype(np.float32)], axis=1)
+        out = np.empty((len(pos), num_contact_inputs() + 3), dtype=np.float32)
+        contact_inputs(pos, out)
+        out[:, -3:-1] = pips(game, pos).astype(np.float32) / 100.0
+        out[:, -1] = has_contact(game, pos)
+        return out
     b = len(pos)
     out = np.empty((b, num_features(game)), dtype=np.float32)
     out[:, :192] = _UNITS[pos[:, :24].astype(np.int64) + 15].reshape(b, 192)

@@ -28,6 +28,15 @@ def group_argmax(scores: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
     return best
 
 
+def group_rank(scores: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
+    """Rank (0 = highest) of each score within its parent's group (``parent`` sorted, groups 0..n-1)."""
+    order = np.lexsort((-np.asarray(scores), parent))
+    start = np.searchsorted(parent[order], np.arange(n))
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order)) - np.repeat(start, np.bincount(parent, minlength=n))
+    return rank
+
+
 def group_starts(parent: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(start, count) of each parent's block of children; ``parent`` sorted."""
     count = np.bincount(parent, minlength=n)

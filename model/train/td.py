@@ -36,6 +36,10 @@ from model.net.features import encode
 from model.net.network import OutcomeNet
 from model.players.net_player import child_probabilities
 from model.players.base import group_argmax, group_starts
+from model.train.one_ply import ROLLS, best_replies, throw
+
+TARGETS = ("sample", "one-ply")
+"""What V(x_t) is pulled toward: the next position the dice gave (TD) or the one-ply expectation."""
 
 
 @dataclass
@@ -88,7 +92,8 @@ class SelfPlayActor:
     """Plays ``games`` self-play games at once with a copy of the network, greedy at 0-ply."""
 
     def __init__(self, net: OutcomeNet, games: int = 256, lam: float = 0.7, seed: int = 0,
-                 device="cpu", max_plies: int = 600, explore: float = 0.0, exact_endgames: bool = False):
+                 device="cpu", max_plies: int = 600, explore: float = 0.0, exact_endgames: bool = False,
+                 target: str = "sample", prune: int = 0):
         self.game = net.config.game
         self.net = OutcomeNet(net.config).to(device)
         self.net.load_state_dict(net.state_dict())
@@ -99,6 +104,10 @@ class SelfPlayActor:
             from model.net.evaluator import ExactEndgames
 
             self.evaluator = ExactEndgames(self.net)
+        if target not in TARGETS:
+            raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
+        self.target = target  # "one-ply": model/train/one_ply.py
+        self.prune = prune
         self.device = device
         self.lam = lam
         self.explore = explore
@@ -116,6 +125,8 @@ class SelfPlayActor:
 
     def _step(self) -> np.ndarray:
         """Play one ply in every slot; return the chosen children (mover's view)."""
+        if self.target == "one-ply":
+            return self._step_one_ply()
         dice = self.rng.integers(1, 7, (self.n, 2))
         opening = self.table.plies == 0
         if opening.any():
@@ -135,6 +146,27 @@ class SelfPlayActor:
         t = self.table.plies
         self.hist_pos[t, slot] = after
         self.hist_val[t, slot] = flip_probs(self.game, probs[pick])
+        return chosen
+
+    def _step_one_ply(self) -> np.ndarray:
+        """One ply in every slot from all 21 rolls' best plays (model/train/one_ply.py). The value
+        recorded for x_t is V1(x_{t-1}) in x_t's view, so ``lambda_returns`` gives
+        G_{t-1} = (1 - lambda) V1(x_{t-1}) + lambda flip(G_t)."""
+        replies = best_replies(self.evaluator, self.game, self.table.pos, self.prune, self.device)
+        roll = throw(self.game, self.rng, self.table.plies == 0)
+        rows = np.arange(self.n) * ROLLS + roll
+        pick = replies.best[rows]
+        if self.explore > 0:
+            wander = self.rng.random(self.n) < self.explore
+            if wander.any():
+                start, count = group_starts(replies.row, self.n * ROLLS)
+                rand = start[rows] + (self.rng.random(self.n) * count[rows]).astype(np.int64)
+                pick = np.where(wander, rand, pick)
+        chosen = replies.children[pick]
+        slot = np.arange(self.n)
+        t = self.table.plies
+        self.hist_pos[t, slot] = flip(self.game, chosen)
+        self.hist_val[t, slot] = flip_probs(self.game, replies.expectation())
         return chosen
 
     def play(self, min_samples: int) -> Experience:

@@ -1,0 +1,80 @@
+"""The one-ply expectation as the TD target: every roll of the next side looked at, not just the one thrown.
+
+Plain TD moves V(x_t) toward the value of the next position the dice happened to give. Here the actor
+generates, for every game in flight, the children of all 21 rolls of the side about to move, picks
+each roll's best play by the network, and averages:
+
+    V1(x) = sum over rolls r (1/36 doubles, 2/36 others) of V(best play of r from x)      (x's view)
+
+which is the expectation the sampled next position only estimates; the rolls' noise leaves the
+target. The roll thrown is drawn from the same 21 with those weights and its best play is the move,
+so the expectation costs one move-generator call for 21 rolls per ply instead of one roll. The
+lambda-returns then mix V1 with the game's continuation:
+
+    G_t = (1 - lambda) V1(x_t) + lambda flip(G_{t+1})        (lambda = 0: the one-ply value alone)
+
+``prune`` = K > 0 (backgammon) scores only each roll's K best plays by pubeval's quick score with
+the network, a cheaper approximation of each roll's best play; 0 scores every play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine.board import has_contact
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+
+from model.net.equity import cubeless_equity
+from model.players.base import group_argmax, group_rank
+from model.players.net_player import child_probabilities
+
+ROLLS = len(ALL_ROLLS)
+_NON_DOUBLES = np.flatnonzero(ALL_ROLLS[:, 0] != ALL_ROLLS[:, 1])
+
+
+@dataclass
+class Replies:
+    """Each roll's best play from B positions: rows are position * 21 + roll (ALL_ROLLS order)."""
+
+    children: np.ndarray  # (N, 28) int8 the plays of every row, mover's view
+    row: np.ndarray  # (N,) the row of each child (sorted)
+    best: np.ndarray  # (B*21,) index into children of each row's best play
+    probs: np.ndarray  # (B*21, K) the best play's probabilities, mover's view
+
+    def expectation(self) -> np.ndarray:
+        """V1 (B, K) of the positions, from the side on roll: the rolls' best plays, weighted."""
+        weighted = self.probs.reshape(-1, ROLLS, self.probs.shape[1]) * ROLL_WEIGHTS[None, :, None]
+        return weighted.sum(axis=1)
+
+
+def best_replies(evaluator, game: str, positions: np.ndarray, prune: int = 0, device="cpu") -> Replies:
+    """The best play of each of the 21 rolls from each of ``positions`` (B, 28), side on roll's view."""
+    n = len(positions)
+    frontier = np.repeat(positions, ROLLS, axis=0)
+    dice = np.tile(ALL_ROLLS, (n, 1))
+    children, row = legal_plays(game, frontier, dice)
+    probs = np.zeros((len(children), evaluator.config.outputs))
+    if prune > 0 and game == "backgammon":
+        from model.players.pubeval import fast_scores
+
+        race = ~has_contact(game, frontier)
+        look = np.flatnonzero(group_rank(fast_scores(children, race[row]), row, len(frontier)) < prune)
+    else:
+        look = np.arange(len(children))
+    probs[look] = child_probabilities(evaluator, children[look], device)
+    equity = np.full(len(children), -np.inf)
+    equity[look] = cubeless_equity(game, probs[look])
+    best = group_argmax(equity, row, len(frontier))
+    return Replies(children, row, best, probs[best])
+
+
+def throw(game: str, rng: np.random.Generator, opening: np.ndarray) -> np.ndarray:
+    """(B,) index into ALL_ROLLS of each game's roll: weighted as dice fall, and for a backgammon
+    opening (``opening`` True) one of the 15 non-doubles, equally likely (model/train/td.py's
+    ``opening_dice``: ties are thrown again)."""
+    roll = rng.choice(ROLLS, size=len(opening), p=ROLL_WEIGHTS)
+    if game == "backgammon" and opening.any():
+        roll[opening] = rng.choice(_NON_DOUBLES, size=int(opening.sum()))
+    return roll

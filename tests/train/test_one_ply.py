@@ -1,0 +1,79 @@
+"""Self-play toward the one-ply expectation (model/train/one_ply.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from engine.board import CHECKERS, OFF, is_valid
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
+from engine.tools.sample import random_positions
+from model.net.equity import cubeless_equity
+from model.net.network import NetConfig, OutcomeNet
+from model.search.lookahead import evaluate_positions
+from model.train.one_ply import ROLLS, best_replies, throw
+from model.train.td import SelfPlayActor
+
+
+def _net(game: str, seed: int = 0) -> OutcomeNet:
+    torch.manual_seed(seed)
+    return OutcomeNet(NetConfig(game=game, hidden=(16,))).eval()
+
+
+@pytest.mark.parametrize("game", ["backgammon", "nardi"])
+def test_the_expectation_over_all_plays_is_the_one_ply_look_ahead(game):
+    """With every play scored, V1 equals the project's 1-ply evaluation (model/search/lookahead.py)."""
+    net = _net(game)
+    positions, _ = random_positions(game, 40, seed=3)
+    v1 = best_replies(net, game, positions, prune=0).expectation()
+    np.testing.assert_allclose(v1, evaluate_positions(net, positions, 1), atol=1e-6)
+
+
+def test_pruning_scores_fewer_plays_and_keeps_the_chosen_plays_legal():
+    """Prune K: each roll's pick is among its K best plays by pubeval; the expectation stays a
+    probability vector and moves only a little from the unpruned one."""
+    net = _net("backgammon")
+    positions, _ = random_positions("backgammon", 40, seed=4)
+    full = best_replies(net, "backgammon", positions, prune=0)
+    pruned = best_replies(net, "backgammon", positions, prune=2)
+    assert np.array_equal(full.row, pruned.row)  # same children, fewer scored
+    v_full, v_pruned = full.expectation(), pruned.expectation()
+    assert np.all((v_pruned >= -1e-9) & (v_pruned <= 1 + 1e-9))
+    assert np.abs(v_full[:, 0] - v_pruned[:, 0]).max() < 0.2
+    # each roll's unpruned pick is the best there is, so the pruned expectation never beats it in
+    # equity (linear in the probabilities)
+    assert (cubeless_equity("backgammon", v_pruned) <= cubeless_equity("backgammon", v_full) + 1e-9).all()
+
+
+def test_throws_fall_as_dice_do_and_openings_are_never_doubles():
+    """Roll indices follow ROLL_WEIGHTS; a backgammon opening is one of the 15 non-doubles."""
+    rng = np.random.default_rng(0)
+    rolls = throw("backgammon", rng, np.zeros(200_000, dtype=bool))
+    share = np.bincount(rolls, minlength=ROLLS) / len(rolls)
+    np.testing.assert_allclose(share, ROLL_WEIGHTS, atol=0.004)
+    opening = throw("backgammon", rng, np.ones(3000, dtype=bool))
+    assert (ALL_ROLLS[opening, 0] != ALL_ROLLS[opening, 1]).all()
+    assert len(np.unique(opening)) == 15
+    assert (ALL_ROLLS[throw("nardi", rng, np.ones(3000, dtype=bool)), 0]
+            == ALL_ROLLS[throw("nardi", rng, np.ones(3000, dtype=bool)), 1]).any()  # nardi opens with any roll
+
+
+@pytest.mark.parametrize("game", ["backgammon", "nardi"])
+def test_one_ply_actor_plays_legal_games_with_probability_targets(game):
+    """The one-ply actor finishes games through legal positions; with lambda 0 each target is the
+    recorded V1 of its position, a probability vector."""
+    net = _net(game, seed=1)
+    actor = SelfPlayActor(net, games=8, lam=0.0, seed=2, target="one-ply", prune=3)
+    batch = actor.play(200)
+    assert batch.games > 0
+    assert is_valid(game, batch.positions).all()
+    assert (batch.positions[:, OFF] < CHECKERS).all()
+    assert np.all((batch.targets >= -1e-6) & (batch.targets <= 1 + 1e-6))
+    v1 = best_replies(actor.evaluator, game, batch.positions[:5], prune=3).expectation()
+    np.testing.assert_allclose(batch.targets[:5], v1, atol=1e-5)
+
+
+def test_an_unknown_target_is_refused():
+    with pytest.raises(ValueError, match="target"):
+        SelfPlayActor(_net("backgammon"), games=2, target="rollout")
