@@ -5,6 +5,7 @@ the rest goes to it.
     nardibot serve --port 4321                             gnubg external-player server
     nardibot play [--game nardi] [--match 5]               play the bot in the terminal
     nardibot cube A B [--length 5] [--matches 1000]        games with the cube, full matches
+    nardibot analyse FILE.mat [--ply 2] [--json]           rate every decision of a match
     nardibot match A B ...                                 cubeless games between two players
     nardibot A B ...                                       the same as match
 
@@ -38,6 +39,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "play": _lazy("model.cli.play"),  # a person plays the bot in the terminal
     "cube": _lazy("model.cli.cube"),  # games with the cube and full matches, bot vs bot
     "rollout": _lazy("model.cli.rollout"),  # roll out a position or the plays of a roll
+    "analyse": _lazy("model.cli.analyse"),  # rate every decision and roll of a .mat match
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 
