@@ -44,7 +44,7 @@ def roll_out_worst(bot, decisions: list[dict], contexts: list, trials: int, at_m
         else:
             key = (d["game"], d["position_id"], view)
             if key not in cube_results:
-                cube_results[key] = bot.rollout(position, None, trials, state=view, seed=seed).cube_decision
+                cube_results[key] = bot.rollout(position, None, trials, state=view, seed=seed)
             _cube(d, cube_results[key], view)
         d["mark"] = mark(d["loss"])
         d["evaluated"] = f"rollout {trials}"
@@ -66,9 +66,10 @@ def _checker(bot, d: dict, position, view, trials: int, seed: int) -> None:
                     "unit": "equity" if view.is_money else "mwc"}
 
 
-def _cube(d: dict, rolled: dict, view) -> None:
+def _cube(d: dict, result, view) -> None:
     from model.analysis.review import cube_losses
 
+    rolled = result.cube_decision
     norm = rolled["normalised"]
     numbers = {"no_double": norm["no_double"], "double_take": norm["double_take"],
                "double_pass": norm["double_pass"], "doubling_right": bool(rolled["double"])}
@@ -77,7 +78,7 @@ def _cube(d: dict, rolled: dict, view) -> None:
                        double_pass_mwc=rolled["double_pass"]["value"])
     _action, loss, loss_mwc, error = cube_losses(numbers, STEP_OF_ACTION[d["action"]], view.is_money)
     d.update(loss=loss, loss_mwc=loss_mwc, error=error, proper=rolled["action"],
-             rollout={"trials": rolled.get("trials"), "equities": norm, "action": rolled["action"],
+             rollout={"trials": result.trials, "equities": norm, "action": rolled["action"],
                       "response": rolled["response"]})
     if d["kind"] == "take":
         d["right"] = rolled["response"]
