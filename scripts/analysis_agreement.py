@@ -23,19 +23,18 @@ not, 2 on bad flags or a missing gnubg.
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
 
 DRIVER_FLAG = "ANALYSIS_AGREEMENT_DRIVER"
 """Set in gnubg's environment: this file then runs as the driver inside gnubg (no ``__file__`` there)."""
-
-import argparse  # noqa: E402
-import json  # noqa: E402
-import re  # noqa: E402
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-import tempfile  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 GNUBG = "/usr/games/gnubg"
 MARKED_BAD = ("bad", "very bad")
@@ -53,9 +52,9 @@ def run_driver() -> None:
     for side in (0, 1):
         for what in ("chequerplay", "cubedecision"):
             commands.append(f"set player {side} {what} evaluation plies 0")
-    commands += ["set player 1 chequerplay evaluation noise %g" % noise,
-                 "set player 1 cubedecision evaluation noise %g" % noise,
-                 "set seed %d" % int(env["AA_SEED"]), "new match %d" % length]
+    commands += [f"set player 1 chequerplay evaluation noise {noise:g}",
+                 f"set player 1 cubedecision evaluation noise {noise:g}",
+                 f"set seed {int(env['AA_SEED'])}", f"new match {length}"]
     for command in commands:
         gnubg.command(command)
     while True:

@@ -43,6 +43,7 @@ SLOW = (
     "tests/arena/test_arena.py::test_recorded_plays_become_a_money_session_of_legal_games",
     "tests/players/test_players.py::test_a_short_match_against_gnubg",
     "tests/cube/test_policy.py::test_every_entry_point_makes_the_same_checker_play",
+    "tests/analysis/test_agreement.py",
 )
 
 
