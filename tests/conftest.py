@@ -44,6 +44,7 @@ SLOW = (
     "tests/players/test_players.py::test_a_short_match_against_gnubg",
     "tests/cube/test_policy.py::test_every_entry_point_makes_the_same_checker_play",
     "tests/analysis/test_agreement.py",
+    "tests/analysis/test_review.py::test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth",
 )
 
 

@@ -58,14 +58,16 @@ from model.cube.policy import CubePolicy, cube_view, ranking_order
 from model.players.base import group_argmax, group_starts
 
 CHUNK = {0: 1024, 1: 32, 2: 2}
-"""Positions per network batch at each depth (plies above 2 use 1)."""
+"""Checker decisions per batch at each depth (plies above 2: 1): at 2-ply two positions' candidates
+already make some 150,000 positions for the network. A cube decision costs about what one candidate
+play does (CUBE_CHUNK times more of them per batch); the luck looks at 21 rolls of LUCK_CHUNK turns."""
+CUBE_CHUNK, LUCK_CHUNK = 8, 128
 TOP_PLAYS = 5
 """Plays listed per checker decision in the report (the play made is listed too)."""
 SCHEMA = "nardibot-match-analysis/1"
 
 
-def _chunks(n: int, plies: int):
-    size = CHUNK.get(plies, 1)
+def _chunks(n: int, size: int):
     for start in range(0, n, size):
         yield slice(start, min(n, start + size))
 
@@ -93,7 +95,7 @@ def _rate_plays(policy: CubePolicy, steps, views) -> list[dict]:
     """One dict per move step: the ranked plays, the play made, its loss (see the module docstring)."""
     game = policy.game
     out = []
-    for part in _chunks(len(steps), policy.plies):
+    for part in _chunks(len(steps), CHUNK.get(policy.plies, 1)):
         chunk, chunk_views = steps[part], views[part]
         positions = np.stack([s.state.position for s in chunk])
         dice = np.array([s.state.dice for s in chunk])
@@ -161,7 +163,7 @@ def _cube_numbers(decision, i=0) -> dict:
 def _rate_cube(policy: CubePolicy, steps, views) -> list[dict]:
     """The cube decision (``_cube_numbers``) of each on-roll step's position, looked at ``plies`` deep."""
     out = []
-    for part in _chunks(len(steps), policy.plies + 1):  # a cube decision costs about a checker play one ply less
+    for part in _chunks(len(steps), CUBE_CHUNK * CHUNK.get(policy.plies, 1)):
         positions = np.stack([s.state.position for s in steps[part]])
         probs = policy.on_roll_probabilities(positions)
         for k, (pos, view) in enumerate(zip(positions, views[part])):
@@ -212,7 +214,7 @@ def _luck(policy0: CubePolicy, steps, views, openings) -> list[tuple[float, floa
             items.append((flip(game, step.state.position), cube_view(step.state, 1 - step.player), i, False))
     values = np.empty((len(items), len(ALL_ROLLS)))
     rolls = len(ALL_ROLLS)
-    for part in _chunks(len(items), 0):
+    for part in _chunks(len(items), LUCK_CHUNK):
         chunk = items[part]
         frontier = np.repeat(np.stack([it[0] for it in chunk]), rolls, axis=0)
         dice = np.tile(ALL_ROLLS, (len(chunk), 1))

@@ -182,3 +182,20 @@ def test_the_worst_decision_is_rolled_out(bot):
     values = d["rollout"]["values"]
     assert d["loss"] == pytest.approx(max(0.0, values[texts[0]] - values[texts[1]]))
     assert d["mark"] == marks.mark(d["loss"])
+
+
+def test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth(bot):
+    """One copy of every decision: a 3-point match the shipped net played through the cube arena (the
+    same CubePolicy at 0-ply) against pubeval, analysed at 0-ply, finds no error at all in the net's
+    checker plays and cube actions, and some in pubeval's."""
+    from model.arena.cubeful import mat_records, play_matches
+    from model.cube.players import make_cube_player
+
+    net = make_cube_player(str(ROOT / "checkpoints" / "backgammon.safetensors"), "backgammon")
+    result = play_matches(net, make_cube_player("pubeval", "backgammon"), g.Rules(match_length=3), matches=2,
+                          seed=5, record=True)
+    for record in mat_records(result):
+        stats = analyse_record(record, bot)["statistics"]
+        assert stats[0]["moves"] > 10 and stats[0]["cube"]["decisions"] > 0
+        assert stats[0]["checker_error"] == {"emg": 0.0, "mwc": 0.0} and stats[0]["cube"]["error"]["emg"] == 0
+        assert stats[1]["checker_error"]["emg"] > 0
