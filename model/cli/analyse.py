@@ -158,9 +158,9 @@ def _pair(stat: dict, key: str, rate: bool = False) -> str:
     if v["emg"] is None:
         return "-"
     sign = 1.0 if key.startswith("luck") else -1.0
-    text = f"{sign * v['emg']:+.3f}" if not rate else f"{sign * v['emg'] * 1000:+.1f}"
+    text = f"{sign * v['emg'] + 0.0:+.3f}" if not rate else f"{sign * v['emg'] * 1000 + 0.0:+.1f}"
     if v["mwc"] is not None:
-        text += f" ({sign * 100 * v['mwc']:+.2f}%)" if not rate else f" ({sign * 100 * v['mwc']:+.3f}%)"
+        text += f" ({sign * 100 * v['mwc'] + 0.0:+.2f}%)" if not rate else f" ({sign * 100 * v['mwc'] + 0.0:+.3f}%)"
     return text
 
 
