@@ -120,15 +120,14 @@ def _play_report(game, step, view, children, value, depth, first, count, played)
     order = block[ranking_order(value[block], depth[block])]
     best = order[0]
     money = view.is_money
-    emg = _normalised(value[block], view)
-    local = {int(k): j for j, k in enumerate(block)}
-    loss = max(0.0, float(emg[local[best]] - emg[local[played]]))
+    emg = _normalised(value[block], view)  # emg[k - first]: child k's value in normalised equity
+    loss = max(0.0, float(emg[best - first] - emg[played - first]))
     shown = [int(k) for k in order[:TOP_PLAYS]]
     if played not in shown:
         shown.append(int(played))
     texts = format_plays(game, step.state.position, step.state.dice, children[shown])
     plays = [{"move": text, "rank": int(np.flatnonzero(order == k)[0]) + 1, "ply": int(depth[k]),
-              "equity": float(emg[local[k]]), "mwc": None if money else float(value[k])}
+              "equity": float(emg[k - first]), "mwc": None if money else float(value[k])}
              for k, text in zip(shown, texts)]
     return {
         "dice": [int(d) for d in step.state.dice],
