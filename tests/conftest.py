@@ -47,6 +47,8 @@ SLOW = (
     "tests/web/test_api.py::test_command_line_errors_are_one_line",
     "tests/web/test_api.py::test_rollout_job_runs_to_its_result",
     "tests/cli/test_ubgi.py",
+    "tests/analysis/test_agreement.py",
+    "tests/analysis/test_review.py::test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth",
 )
 
 
