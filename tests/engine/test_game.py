@@ -202,7 +202,7 @@ def test_double_then_take_gives_the_taker_the_cube_at_twice_the_value():
     taken = g.take(state, side=1)
     assert (taken.cube, taken.cube_owner, taken.phase, taken.mover) == (2, 1, g.Phase.ROLL, 0)
     assert g.actions(taken) == ("roll",)
-    with pytest.raises(RuleError, match="player 1 owns the cube"):
+    with pytest.raises(RuleError, match="the cube belongs to player 1"):
         g.double(taken)
     taker_on_roll = state_at(flip("backgammon", MIDGAME), mover=1, cube=2, owner=1)
     redoubled = g.take(g.double(taker_on_roll))
@@ -265,7 +265,7 @@ def test_no_doubling_in_the_crawford_game_and_back_after_it():
     trailer = state_at(MIDGAME, rules=rules, score=(4, 2), crawford_played=True, mover=1)
     assert trailer.match.post_crawford and g.may_double(trailer)
     leader = state_at(MIDGAME, rules=rules, score=(4, 2), crawford_played=True, mover=0)
-    with pytest.raises(RuleError, match="already wins it the match"):
+    with pytest.raises(RuleError, match="dead cube: .* already gives player 0 the match"):
         g.double(leader)
 
 
