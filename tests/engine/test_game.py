@@ -269,6 +269,18 @@ def test_no_doubling_in_the_crawford_game_and_back_after_it():
         g.double(leader)
 
 
+def test_a_refused_double_says_the_reason_of_the_whole_turn_first():
+    """After the roll, the Crawford game, the opponent's cube and a dead cube are named before "only
+    before its roll"; the sides' names are the caller's."""
+    crawford = state_at(MIDGAME, rules=Rules(match_length=5), score=(4, 2), dice=(3, 1))
+    assert g.double_refusal(crawford) == "no doubling in the Crawford game"
+    theirs = state_at(MIDGAME, cube=2, owner=1, dice=(3, 1))
+    assert g.double_refusal(theirs, ("you", "the bot")).startswith("the cube belongs to the bot")
+    dead = state_at(MIDGAME, rules=Rules(match_length=5), score=(3, 0), cube=2, owner=0, dice=(3, 1))
+    assert g.double_refusal(dead, ("you", "the bot")).startswith("dead cube: winning this game at 2 already gives you")
+    assert g.double_refusal(state_at(MIDGAME, dice=(3, 1))) == "a side may double only before its roll"
+
+
 def test_no_double_for_a_side_whose_cube_value_already_wins_the_match():
     """7-point match at 5-3 with a 2-cube: the side at 5 may not redouble; the side at 3 may."""
     rules = Rules(match_length=7)
