@@ -1,7 +1,8 @@
 """The command lines behind ``evaluate.py`` and the installed ``nardibot``: ``main`` (the dispatch to a
 subcommand), ``match`` (cubeless games between two players), ``hint``, ``play`` (a person against the
-bot), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the cube between bots), and
-``common`` (JSON result files, package versions, a progress bar, and engine/tools/cli.py's one-line
+bot, with ``terminal``: its console, colour and words, and ``play_decisions``: the bot's decisions and
+the hint table), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the cube between bots), and
+``common`` (JSON result files, package versions, a progress bar, the money-play flags, and engine/tools/cli.py's one-line
 usage errors and dataclass parsers, which ``train.py`` uses too).
 
 Imports anything in ``engine`` and ``model``; nothing imports a command line.

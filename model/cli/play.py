@@ -303,6 +303,8 @@ class Table:
             raise FormatError(f"{text!r}: the bot doubled: type take, drop or beaver (or hint)")
         if state.phase is g.Phase.ROLL:
             raise FormatError(f"{text!r}: type roll or double (or help)")
+        if word in UNDO:
+            raise FormatError("nothing to take back: type your move (it waits for Enter before it is final)")
         if not words:
             example = format_play(state.game, state.position, state.plays[0], state.dice)
             raise FormatError(f"type your move for {dice_text(state.dice)}, e.g. {example}")
