@@ -19,6 +19,17 @@ def group_argmax(scores: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
     ``parent`` must be sorted (as legal_plays returns it) and cover 0..n-1. Ties go to the first.
     """
     scores = np.asarray(scores, dtype=np.float64)
+    parent = np.asarray(parent)
+    if len(parent) and (parent[0] == 0) & (parent[-1] == n - 1):
+        # one pass: each group's maximum (its block starts where parent changes), then the first
+        # row that reaches it; a NaN or a gap in the groups falls through to the sort below
+        starts = np.flatnonzero(np.diff(parent, prepend=-1))
+        if len(starts) == n:
+            top = np.maximum.reduceat(scores, starts)
+            hit = np.flatnonzero(scores == np.repeat(top, np.diff(np.append(starts, len(parent)))))
+            best = hit[np.diff(parent[hit], prepend=-1) != 0]
+            if len(best) == n:
+                return best
     order = np.lexsort((-scores, parent))  # by parent, best score first
     first = np.ones(len(parent), dtype=bool)
     first[1:] = parent[order][1:] != parent[order][:-1]

@@ -294,7 +294,7 @@ class Trials:
             from model.players.pubeval import fast_scores
 
             race = ~has_contact(s.game, self.pos[frontier_slot])  # pubeval judges the position before
-            keep = _group_rank(fast_scores(children, race[parent]), parent, n) < s.prune
+            keep = _group_top(fast_scores(children, race[parent]), parent, n, s.prune)
             look = np.flatnonzero(keep | full[parent])
             probs = np.full((len(children), self.net.config.outputs), np.nan)
             probs[look] = child_probabilities(self.net, children[look], s.device)
@@ -442,6 +442,23 @@ def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:
     else:
         nd, dt_or_dp = d.no_double_mwc, np.minimum(d.double_take_mwc, d.double_pass_mwc)
     return np.where(d.double & ~np.asarray(hold, dtype=bool), dt_or_dp, nd).astype(np.float64)
+
+
+def _group_top(values, parent, n, k) -> np.ndarray:
+    """(N,) bool: the ``k`` highest values of each parent's group (ties to the first, as
+    ``_group_rank(...) < k``); ``k`` passes of the one-pass group_argmax where k is small."""
+    if k > 4:
+        return _group_rank(values, parent, n) < k
+    values = np.array(values, dtype=np.float64)
+    top = np.zeros(len(values), dtype=bool)
+    for _ in range(k):
+        best = group_argmax(values, parent, n)
+        best = best[~top[best]]  # a group with fewer than k rows: its best is already taken
+        if not len(best):
+            break
+        top[best] = True
+        values[best] = -np.inf
+    return top
 
 
 def _group_rank(values, parent, n) -> np.ndarray:
