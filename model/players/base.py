@@ -48,6 +48,23 @@ def group_rank(scores: np.ndarray, parent: np.ndarray, n: int) -> np.ndarray:
     return rank
 
 
+def group_top(scores: np.ndarray, parent: np.ndarray, n: int, k: int) -> np.ndarray:
+    """(N,) bool: the ``k`` highest scores of each parent's group (ties to the first, as
+    ``group_rank(...) < k``); ``k`` passes of the one-pass group_argmax where k is small."""
+    if k > 4:
+        return group_rank(scores, parent, n) < k
+    scores = np.array(scores, dtype=np.float64)
+    top = np.zeros(len(scores), dtype=bool)
+    for _ in range(k):
+        best = group_argmax(scores, parent, n)
+        best = best[~top[best]]  # a group with fewer than k rows: its best is already taken
+        if not len(best):
+            break
+        top[best] = True
+        scores[best] = -np.inf
+    return top
+
+
 def group_starts(parent: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(start, count) of each parent's block of children; ``parent`` sorted."""
     count = np.bincount(parent, minlength=n)

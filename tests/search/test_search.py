@@ -67,7 +67,7 @@ def test_the_policy_filters_then_looks_deeper():
 def test_the_luck_keeps_each_rolls_k_best_by_score():
     """The rollouts' top-K per roll (K passes of group_argmax) is the first K of each group in a sort by
     score, ties to the first, groups smaller than K kept whole."""
-    from model.search.trials import _group_top
+    from model.players.base import group_top
 
     rng = np.random.default_rng(3)
     for _ in range(100):
@@ -79,4 +79,4 @@ def test_the_luck_keeps_each_rolls_k_best_by_score():
             for g in range(n):
                 rows = np.flatnonzero(parent == g)
                 want[rows[np.argsort(-scores[rows], kind="stable")[:k]]] = True
-            np.testing.assert_array_equal(_group_top(scores, parent, n, k), want)
+            np.testing.assert_array_equal(group_top(scores, parent, n, k), want)
