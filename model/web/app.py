@@ -115,6 +115,9 @@ class NewGameIn(BaseModel):
     game: Game = "backgammon"
     match_length: int = Field(0, ge=0, le=25, description="0: money play")
     cube: bool = True
+    jacoby: bool = Field(False, description="money play: gammons count single while the cube is centred")
+    beavers: bool = Field(False, description="money play: a doubled side may redouble at once, keeping the cube")
+    automatic_doubles: int = Field(0, ge=0, le=6, description="money play: opening ties double the cube, at most N times")
     seed: int | None = Field(None, ge=0, le=2**31 - 1)
 
 
@@ -324,7 +327,11 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
 
     @app.post("/api/game", summary="A game or match against the bot")
     def new_game(req: NewGameIn) -> dict:
-        rules = g.Rules(game=req.game, match_length=req.match_length, cube=req.cube and req.game == "backgammon")
+        try:  # the rules refuse options that do not go together (Jacoby in a match, a cube in nardi...)
+            rules = g.Rules(game=req.game, match_length=req.match_length, cube=req.cube and req.game == "backgammon",
+                            jacoby=req.jacoby, beavers=req.beavers, automatic_doubles=req.automatic_doubles)
+        except g.RuleError as e:
+            raise ApiError(400, str(e)) from None
         table = tables.add(Table(shelf.get(req.game), rules, req.seed))
         with table.lock:
             return table.to_json()

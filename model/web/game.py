@@ -187,6 +187,8 @@ class Table:
                 "to_act": None if state.is_over else "you" if state.to_act == HUMAN else "bot",
                 "dice": list(state.dice) if state.dice else None, "cube": state.cube,
                 "cube_owner": None if state.cube_owner is None else "you" if state.cube_owner == HUMAN else "bot",
+                "options": {"jacoby": self.match.rules.jacoby, "beavers": self.match.rules.beavers,
+                            "automatic_doubles": self.match.rules.automatic_doubles},
                 "position": write_json_position(g.view(state, HUMAN)),
                 "actions": self.allowed(), "match_over": self.match.is_over,
                 "log": self.log[since:], "log_length": len(self.log), "svg": self.svg()}

@@ -288,3 +288,22 @@ def test_command_line_errors_are_one_line():
         done = subprocess.run([sys.executable, "evaluate.py", "web", "--port", str(port)], cwd=ROOT,
                               capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 2 and "cannot listen" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_money_options_of_a_game_against_the_bot(client):
+    """The page's money options reach the rules: a session with Jacoby, beavers and automatic doubles
+    says so, starts at cube 2**ties (capped by the limit) and centred; options a match or long nardi
+    cannot have are a 400 with one line."""
+    import numpy as np
+
+    from engine import game as g
+
+    seed = next(s for s in range(200) if len(g.throw_opening(np.random.default_rng(s))) > 2)  # two ties or more
+    table = client.post("/api/game", json={"game": "backgammon", "match_length": 0, "jacoby": True, "beavers": True,
+                                           "automatic_doubles": 1, "seed": seed}).json()
+    assert table["options"] == {"jacoby": True, "beavers": True, "automatic_doubles": 1}
+    assert "Jacoby" in table["svg"] or "jacoby" in table["svg"].lower()
+    assert table["cube"] == 2 and table["cube_owner"] is None  # two ties, one automatic double allowed
+    assert "jacoby" in refused(client.post("/api/game", json={"match_length": 5, "jacoby": True})).lower()
+    refused(client.post("/api/game", json={"game": "nardi", "match_length": 0, "beavers": True}))
+    refused(client.post("/api/game", json={"automatic_doubles": -1}))

@@ -311,8 +311,12 @@ function wire() {
   $("btn-new-game").addEventListener("click", () => guarded(async () => {
     $("game-log").innerHTML = "";
     table.logLength = 0;
+    const money = Number($("match-length").value) === 0 && $("play-game").value === "backgammon";
     setTable(await api("POST", "/api/game", {game: $("play-game").value,
-                                              match_length: Number($("match-length").value)}));
+                                              match_length: Number($("match-length").value),
+                                              jacoby: money && $("jacoby").checked,
+                                              beavers: money && $("beavers").checked,
+                                              automatic_doubles: money ? Number($("automatic-doubles").value) : 0}));
   }));
   $("btn-undo").addEventListener("click", () => { table.steps = []; table.source = null; redrawSteps(); });
   $("btn-game-hint").addEventListener("click", () => guarded(gameHint));
