@@ -263,7 +263,7 @@ def train(argv: list[str]) -> int:
     from model.net.device import choose_device
     from model.net.network import NetConfig, OutcomeNet
     from model.train.td import SelfPlayActor, TDLearner
-    from model.train.evaluation import strength_check
+    from model.train.evaluation import benchmark_check, strength_check
 
     try:
         device = choose_device(args.device, args.threads)
@@ -368,6 +368,13 @@ def train(argv: list[str]) -> int:
                 for name, ppg, half in strength_check(learner.net, args.game, args.eval_games, args.seed):
                     writer.add_scalar(f"eval/ppg_vs_{name}", ppg, games_done)
                     tqdm.write(f"{games_done} games: {ppg:+.3f} +- {half:.3f} ppg vs {name}")
+                if args.game == "backgammon":  # checker-play error rates on the stored benchmark
+                    rates = benchmark_check(learner.net, device=device)
+                    rates.pop("estimated")
+                    for name, (rate, _) in rates.items():
+                        writer.add_scalar(f"eval/benchmark_er_{name}", rate, games_done)
+                    tqdm.write(f"{games_done} games: benchmark error rate " + ", ".join(
+                        f"{name} {rate:.1f}" for name, (rate, _) in rates.items()))
                 next_eval = (games_done // args.eval_every + 1) * args.eval_every
     except KeyboardInterrupt:
         interrupted = True
