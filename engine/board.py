@@ -97,6 +97,16 @@ def pips(game: str, positions: np.ndarray) -> np.ndarray:
     return np.stack([own(pos), own(flip(game, pos))], axis=-1)
 
 
+def _highest(mask: np.ndarray) -> np.ndarray:
+    """The highest point 1..24 marked in ``mask`` (..., 24), 0 where none is (argmax: no int temporaries)."""
+    return np.where(mask.any(axis=-1), 24 - np.argmax(mask[..., ::-1], axis=-1), 0)
+
+
+def _lowest(mask: np.ndarray) -> np.ndarray:
+    """The lowest point 1..24 marked in ``mask`` (..., 24), 25 where none is."""
+    return np.where(mask.any(axis=-1), np.argmax(mask, axis=-1) + 1, 25)
+
+
 def has_contact(game: str, positions: np.ndarray) -> np.ndarray:
     """True where the two sides can still meet: some mover checker is behind some opponent checker.
 
@@ -107,20 +117,19 @@ def has_contact(game: str, positions: np.ndarray) -> np.ndarray:
     """
     pos = np.asarray(positions)
     board = pos[..., POINTS]
-    idx = np.arange(1, 25)
     mine = board > 0
     theirs = board < 0
     if game == "backgammon":
-        my_back = np.where(pos[..., BAR] > 0, 25, np.max(np.where(mine, idx, 0), axis=-1))
-        their_back = np.where(pos[..., OPP_BAR] > 0, 0, np.min(np.where(theirs, idx, 25), axis=-1))
+        my_back = np.where(pos[..., BAR] > 0, 25, _highest(mine))
+        their_back = np.where(pos[..., OPP_BAR] > 0, 0, _lowest(theirs))
         return my_back > their_back
     # Nardi: a mover checker on p still meets an opponent checker on any q < p ahead of it; the
     # same test from the opponent's side (flipped) covers the opponent's checkers.
-    my_back = np.max(np.where(mine, idx, 0), axis=-1)
-    their_low = np.min(np.where(theirs, idx, 25), axis=-1)
+    my_back = _highest(mine)
+    their_low = _lowest(theirs)
     flipped = flip(game, pos)[..., POINTS]
-    their_back = np.max(np.where(flipped > 0, idx, 0), axis=-1)
-    my_low_for_them = np.min(np.where(flipped < 0, idx, 25), axis=-1)
+    their_back = _highest(flipped > 0)
+    my_low_for_them = _lowest(flipped < 0)
     return (my_back > their_low) | (their_back > my_low_for_them)
 
 

@@ -141,32 +141,35 @@ def no_cube_reason(state: GameState) -> str | None:
     return no_cube_reason_for(state.rules)
 
 
-def double_refusal(state: GameState) -> str | None:
-    """Why the side on turn may not double now, or None if it may.
+def double_refusal(state: GameState, names: tuple[str, str] = ("player 0", "player 1")) -> str | None:
+    """Why the side on turn may not double now, or None if it may; ``names`` call the two sides (a
+    command line may say "you" and "the bot").
 
     "Before its roll, the side on turn may double ... A side may only double when the cube is in the
     middle or its own." No doubling in the Crawford game, none past 64, and none for "a side whose
-    cube value already wins it the match".
+    cube value already wins it the match" (a dead cube). The reasons that hold for the whole turn
+    (no cube in this game, the Crawford game, the opponent's cube, the limit, a dead cube) come before
+    the one of the moment (the dice already thrown), so the side is told the reason that matters.
     """
     reason = busy_reason(state) or no_cube_reason(state)
     if reason:
         return reason
     if state.phase is Phase.TAKE:
         return "a double already waits for its answer"
-    if state.phase is not Phase.ROLL:
-        return "a side may double only before its roll"
     if state.match.is_crawford:
         return "no doubling in the Crawford game"
     if state.cube_owner is not None and state.cube_owner != state.mover:
-        return f"player {state.cube_owner} owns the cube: only the cube's owner may double"
+        return f"the cube belongs to {names[state.cube_owner]}: only the cube's owner may double"
     if state.cube * 2 > MAX_CUBE:
         return f"the cube is at {state.cube}: it goes no higher than {MAX_CUBE}"
     if state.match.cube_wins_match(state.mover, state.cube):
         score, length = state.match.score[state.mover], state.match.length
         return (
-            f"player {state.mover}'s cube value already wins it the match "
-            f"({score} + {state.cube} >= {length}): it may not double"
+            f"dead cube: winning this game at {state.cube} already gives {names[state.mover]} the match "
+            f"({score} + {state.cube} >= {length}), so there is nothing to double for"
         )
+    if state.phase is not Phase.ROLL:
+        return "a side may double only before its roll"
     return None
 
 

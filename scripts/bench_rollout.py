@@ -1,16 +1,17 @@
 """Rollout speed side by side with GNU Backgammon 1.07's own rollout, in one run.
 
-    python scripts/bench_rollout.py --vr-trials 324 --plain-trials 1296 --json docs/bench_rollout.json
+    python scripts/bench_rollout.py --vr-trials 324 --plain-trials 1296 --repeat 3 --json docs/bench_rollout.json
 
 The same position (default: the opening, the side on roll to roll), the same trials, 0-ply checker
 play, cubeless, no truncation, quasi-random dice, with and without variance reduction. gnubg runs
 as Debian's /usr/games/gnubg with an embedded-Python script (/work/shared/FORMATS.md, "gnubg's
 rollout, for speed comparisons"); the script times only its ``rollout`` command. Ours is
 model.search.rollout.rollout on the shipped net, timed from the first trial to the last (loading
-excluded), once with the luck looking at every play and once pruned (``--prune``). The runs
-alternate between the two programs so that other load on the machine falls on both; each line
-also gives the CPU seconds the process used (gnubg: its own user+system time inside the run), a
-figure less sensitive to that load. Ratios are ours / gnubg's trials per second.
+excluded), with the luck pruned as ``--prune`` says (one run per value). ``--repeat`` rounds run
+every program in turn so that other load on the machine falls on all of them, and the figures are
+each run's median; each line also gives the CPU seconds the process used (gnubg: its own
+user+system time inside the run), a figure less sensitive to that load. Ratios are ours / gnubg's
+trials per second (and per CPU second).
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -72,10 +75,12 @@ def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: in
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--position", default="4HPwATDgc/ABMA")
-    ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.pt"))
+    ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.safetensors"))
     ap.add_argument("--vr-trials", type=int, default=324)
     ap.add_argument("--plain-trials", type=int, default=1296)
-    ap.add_argument("--prune", type=int, default=8, help="the pruned run's --prune (default: 8)")
+    ap.add_argument("--prune", default="4", help="the luck's --prune of our runs with variance reduction, "
+                    "comma-separated for several (default: 4, the rollouts' default; 0: every play)")
+    ap.add_argument("--repeat", type=int, default=3, help="rounds; the figures are each run's median (default: 3)")
     ap.add_argument("--batch", type=int, default=None)
     ap.add_argument("--gnubg", default="/usr/games/gnubg")
     ap.add_argument("--json", default=None)
@@ -83,6 +88,8 @@ def main() -> int:
     from model.net.checkpoint import load_net
 
     net, _ = load_net(args.checkpoint, "backgammon", backend="numpy")
+    prunes = [int(k) for k in args.prune.split(",")]
+    load_before = os.getloadavg()
     rows = []
 
     def add(name, figures):
@@ -92,28 +99,38 @@ def main() -> int:
               + (f"   equity {figures['equity']:+.4f} se {figures['equity_se']:.4f}" if "equity" in figures else ""),
               flush=True)
 
-    add("gnubg 1.07, variance reduction", gnubg_rollout(args.gnubg, args.position, args.vr_trials, True))
-    add("ours, luck from every play", our_rollout(net, args.position, args.vr_trials, True, 0, args.batch))
-    add(f"ours, luck pruned to {args.prune} plays", our_rollout(net, args.position, args.vr_trials, True,
-                                                               args.prune, args.batch))
-    add("gnubg 1.07, no variance reduction", gnubg_rollout(args.gnubg, args.position, args.plain_trials, False))
-    add("ours, no variance reduction", our_rollout(net, args.position, args.plain_trials, False, 0, args.batch))
-    by = {r["run"]: r for r in rows}
-    ratios = {
-        "vr_full": by["ours, luck from every play"]["trials_per_s"] / rows[0]["trials_per_s"],
-        "vr_pruned": rows[2]["trials_per_s"] / rows[0]["trials_per_s"],
-        "no_vr": rows[4]["trials_per_s"] / rows[3]["trials_per_s"],
-    }
-    cpu = {k: (rows[0]["cpu_seconds"] / rows[0]["trials"]) / (rows[i]["cpu_seconds"] / rows[i]["trials"])
-           for k, i in (("vr_full", 1), ("vr_pruned", 2))}
-    cpu["no_vr"] = (rows[3]["cpu_seconds"] / rows[3]["trials"]) / (rows[4]["cpu_seconds"] / rows[4]["trials"])
+    vr_gnubg, plain_gnubg, plain_ours = ("gnubg 1.07, variance reduction", "gnubg 1.07, no variance reduction",
+                                         "ours, no variance reduction")
+    ours_vr = {k: "ours, luck from every play" if k == 0 else f"ours, luck pruned to {k} plays" for k in prunes}
+    for _ in range(args.repeat):  # rounds, each program in turn, so that other load falls on all of them
+        add(vr_gnubg, gnubg_rollout(args.gnubg, args.position, args.vr_trials, True))
+        for k in prunes:
+            add(ours_vr[k], our_rollout(net, args.position, args.vr_trials, True, k, args.batch))
+        add(plain_gnubg, gnubg_rollout(args.gnubg, args.position, args.plain_trials, False))
+        add(plain_ours, our_rollout(net, args.position, args.plain_trials, False, 0, args.batch))
+    median = {}
+    for name in [vr_gnubg, *ours_vr.values(), plain_gnubg, plain_ours]:
+        runs = [r for r in rows if r["run"] == name]
+        median[name] = {key: float(np.median([r[key] for r in runs]))
+                        for key in ("seconds", "trials_per_s", "cpu_seconds") + (("equity_se", "raw_equity_se")
+                                                                                  if "equity_se" in runs[0] else ())}
+        median[name]["cpu_ms_per_trial"] = 1e3 * median[name]["cpu_seconds"] / runs[0]["trials"]
+    ratios, cpu = {}, {}
+    for key, ours, theirs in [(f"vr_prune{k}", ours_vr[k], vr_gnubg) for k in prunes] + [("no_vr", plain_ours,
+                                                                                          plain_gnubg)]:
+        ratios[key] = median[ours]["trials_per_s"] / median[theirs]["trials_per_s"]
+        cpu[key] = median[theirs]["cpu_ms_per_trial"] / median[ours]["cpu_ms_per_trial"]
+    print(f"medians of {args.repeat} rounds:")
+    for name, m in median.items():
+        print(f"  {name:<34}{m['trials_per_s']:9.1f} trials/s  {m['cpu_ms_per_trial']:7.1f} ms CPU per trial")
     print("ours / gnubg, trials per second: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
     print("ours / gnubg, trials per CPU second: " + ", ".join(f"{k} {v:.2f}x" for k, v in cpu.items()))
+    print(f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": " ".join(sys.argv), "position": args.position,
-                                               "runs": rows, "ratio_trials_per_s": ratios,
-                                               "ratio_trials_per_cpu_s": cpu,
-                                               "load_before": os.getloadavg()}, indent=1) + "\n")
+                                               "runs": rows, "median": median, "ratio_trials_per_s": ratios,
+                                               "ratio_trials_per_cpu_s": cpu, "load_before": load_before,
+                                               "load_after": os.getloadavg()}, indent=1) + "\n")
     return 0
 
 

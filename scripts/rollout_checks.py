@@ -2,7 +2,7 @@
 reduction factor, and the opening plays, with the figures the README reports.
 
     python scripts/rollout_checks.py coverage --positions 200 --trials 100 --json docs/rollout_coverage.json
-    python scripts/rollout_checks.py vr --trials 324 --json docs/rollout_vr.json
+    python scripts/rollout_checks.py vr --trials 324 --prune 2,3,4,8 --json docs/rollout_vr.json
     python scripts/rollout_checks.py openings --trials 324 --json docs/rollout_openings.json
 
 coverage, two sets of backgammon bear-offs played out to the end (no stop at the databases):
@@ -20,7 +20,8 @@ coverage, two sets of backgammon bear-offs played out to the end (no stop at the
   positions whose 95% interval holds the true value.
 vr: the shipped net on the opening position and a few sampled positions: the standard error of the
 same trials with and without luck adjustment (the factor is their ratio), luck from every play and
-pruned.
+pruned to each ``--prune`` value, with the CPU time per trial and the factor squared per CPU second
+(trials per CPU second at equal precision, up to a constant: the measure the default was chosen by).
 openings: the best play of 3-1, 6-1, 4-2, 5-3 with the shipped net (the four best plays at 0-ply
 rolled out) and whether it is separated from the second.
 """
@@ -179,16 +180,21 @@ def vr_factors(args) -> dict:
         for i, p in enumerate(sample):
             positions[f"{kind}{i}"] = p
     out = {}
+    prunes = [0] + [int(k) for k in str(args.prune).split(",") if int(k) != 0]
     for name, pos in positions.items():
-        for prune in (0, args.prune):
+        for prune in prunes:
+            cpu = time.process_time()
             r = rollout(net, pos, trials=args.trials, prune=prune, seed=args.seed)
+            cpu_ms = 1e3 * (time.process_time() - cpu) / r.trials
             e = r.evaluation
+            factor = e.raw_equity_se / max(e.equity_se, 1e-12)
             out[f"{name}/prune{prune}"] = {"equity": e.equity, "se": e.equity_se, "raw_se": e.raw_equity_se,
-                                           "factor": e.raw_equity_se / max(e.equity_se, 1e-12),
-                                           "trials_per_s": r.trials_per_s}
+                                           "factor": factor, "trials_per_s": r.trials_per_s,
+                                           "cpu_ms_per_trial": cpu_ms,
+                                           "precision_per_cpu_s": factor ** 2 / cpu_ms * 1e3}
             print(f"{name:<10} prune {prune}: equity {e.equity:+.4f}  se {e.equity_se:.4f}  without adjustment "
-                  f"{e.raw_equity_se:.4f}  factor {e.raw_equity_se / max(e.equity_se, 1e-12):.2f}  {r.trials_per_s:.1f} trials/s",
-                  flush=True)
+                  f"{e.raw_equity_se:.4f}  factor {factor:.2f}  {r.trials_per_s:.1f} trials/s  {cpu_ms:.0f} ms CPU "
+                  f"per trial  factor^2 per CPU second {factor ** 2 / cpu_ms * 1e3:.0f}", flush=True)
     return out
 
 
@@ -202,8 +208,8 @@ def openings(args) -> dict:
     net, _ = load_net(args.checkpoint, "backgammon", backend="numpy")
     out = {}
     for dice, known in OPENINGS.items():
-        r = rollout(net, start_position("backgammon"), dice, trials=args.trials, prune=args.prune, seed=args.seed,
-                    keep=4, margin=1.0)  # the four best at 0-ply, so that the best has rivals to beat
+        r = rollout(net, start_position("backgammon"), dice, trials=args.trials, seed=args.seed,
+                    prune=int(str(args.prune).split(",")[0]), keep=4, margin=1.0)  # the four best at 0-ply, so that the best has rivals to beat
         best, sep = r.plays[0], r.separation
         out["%d%d" % dice] = {"best": best.label, "established": known, "agrees": best.label == known,
                               "plays": [[e.label, e.equity, e.equity_se] for e in r.plays], "separation": sep}
@@ -218,12 +224,13 @@ def openings(args) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("check", choices=("coverage", "vr", "openings"))
-    ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.pt"))
+    ap.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.safetensors"))
     ap.add_argument("--positions", type=int, default=200)
     ap.add_argument("--trials", type=int, default=100)
     ap.add_argument("--checkers", type=int, default=4)
     ap.add_argument("--sampled", type=int, default=2, help="vr: sampled positions of each kind")
-    ap.add_argument("--prune", type=int, default=8)
+    ap.add_argument("--prune", default="4", help="the luck's pruning (vr: comma-separated values, each run "
+                    "beside 0 = every play; default: 4)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()

@@ -7,6 +7,9 @@ builds a database; the list was drawn from ``pytest --durations=0`` (each over a
 
 from __future__ import annotations
 
+import model.cli.blas  # noqa: F401  (first: numpy's BLAS on one thread, as the command lines run it)
+
+# isort: split
 import pytest
 
 SLOW = (
@@ -47,6 +50,8 @@ SLOW = (
     "tests/web/test_api.py::test_command_line_errors_are_one_line",
     "tests/web/test_api.py::test_rollout_job_runs_to_its_result",
     "tests/cli/test_ubgi.py",
+    "tests/analysis/test_agreement.py",
+    "tests/analysis/test_review.py::test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth",
 )
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engine.board import flip, start_position
-from engine.formats.matfile import MOVE, MatchRecord
-from engine.notation import parse_play
+from engine.board import start_position
+from engine.formats.matfile import MatchRecord
+from engine.formats.matreplay import replay_match
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root (where ``python -m ...`` runs from)."""
@@ -36,21 +36,17 @@ def save_tiny_checkpoints(folder: Path, hidden: tuple[int, ...] = (8,), seed: in
 
 
 def replay(record: MatchRecord) -> list[tuple[int | None, np.ndarray]]:
-    """Replay every game's plays from the start, each checked legal by engine.notation.parse_play (which
-    also refuses a wrong ``*``), the plays alternating and the first a backgammon opening (no double);
-    per game (the last mover, its position after its last play), (None, start) for a game without plays."""
+    """Replay every game through the rules (engine/formats/matreplay.py: each play checked legal by
+    engine.notation.parse_play, which also refuses a wrong ``*``; turns, cube actions and the opening
+    throw checked by engine/game.py); per game (the last mover, its position after its last play),
+    (None, start) for a game without plays."""
     out = []
-    for game in record.games:
-        position, last = start_position("backgammon", 1)[0], None
-        for action in (a for a in game.actions if a.kind == MOVE):
-            if last is None:
-                assert action.dice[0] != action.dice[1], "the opening throw is never a double"
-            else:
-                assert action.player != last, "plays alternate"
-                position = flip("backgammon", position)
-            position = parse_play("backgammon", position, action.dice, action.play)
-            last = action.player
-        out.append((last, position))
+    for game in replay_match(record):
+        moves = game.moves
+        if not moves:
+            out.append((None, start_position("backgammon", 1)[0]))
+        else:
+            out.append((moves[-1].player, moves[-1].child))
     return out
 
 

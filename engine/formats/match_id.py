@@ -146,6 +146,29 @@ class MatchInfo:
         owner = None if self.cube_owner == CUBE_CENTRED else self.cube_owner
         return g.resume_game(match, position, self.player_on_roll, cube=self.cube_value, cube_owner=owner)
 
+    @classmethod
+    def of_state(cls, state) -> MatchInfo:
+        """The ID of an engine.game ``GameState`` (backgammon), its position ``state.position`` seen by
+        the side on turn (``player_on_roll``): the cube, the score and Crawford game, the money
+        options, the dice thrown, a waiting double or resignation. Players are the game's sides."""
+        from engine.cube_state import Phase
+
+        match, rules = state.match, state.rules
+        return cls(
+            cube_value=state.cube,
+            cube_owner=CUBE_CENTRED if state.cube_owner is None else state.cube_owner,
+            player_on_roll=state.mover,
+            crawford=match.is_crawford,
+            double_offered=state.phase is Phase.TAKE,
+            resignation=state.resignation[1] if state.resignation else 0,
+            turn=state.to_act if state.to_act is not None else state.mover,
+            dice=state.dice if state.phase is Phase.MOVE else (0, 0),
+            match_length=match.length,
+            scores=match.score,
+            jacoby=rules.jacoby,
+            beavers=rules.beavers,
+        )
+
     def rules_options(self) -> dict:
         """Keyword options for ``engine.match.Rules``: Jacoby and beavers are money-play options."""
         money = self.money

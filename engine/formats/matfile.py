@@ -5,7 +5,7 @@ The record (what a caller fills; players are 0 and 1, player 0 is the left colum
     MatchRecord(names=("bot", "gnubg"), match_length=5,   # 0 = money play
                 games=(GameRecord(actions=(...), scores=(0, 0), winner=1, points=2), ...))
     Action(player, "move", dice=(6, 5), play="24/18 18/13")  # one turn's play, "" = no die playable
-    Action(player, "double") / Action(player, "take") / Action(player, "drop")
+    Action(player, "double") / Action(player, "take") / Action(player, "drop") / Action(player, "beaver")
 
 ``scores`` are the points before the game; ``winner`` and ``points`` its result (points = level x
 cube, or the cube's value before the double for a drop). A move's ``play`` is gnubg's step form from
@@ -15,7 +15,9 @@ as model/arena/cubeless.py does, never writes notation). A caller that plays wit
 states of a game and hands them to ``game_record(states)``, which reads the actions off consecutive
 states (a roll then a play, a double, a take or a drop) and the result off the last one.
 Resignations are not actions in this format: a game that ended by one is told by its ``Wins N
-points`` line, which gnubg reads as a resignation of N / cube points. Beavers have no form in it.
+points`` line, which gnubg reads as a resignation of N / cube points. A beaver is written
+``Beavers => V`` (V the cube after it, four times the value before the double) in the beavering
+side's column, which gnubg 1.07 reads as that side's redouble, taken (checked with its ``import mat``).
 Several games between the same two players (e.g. mirrored ones, whose seats alternate) become one
 money session with ``swap_sides`` and ``money_session``; a match is one file.
 
@@ -34,10 +36,17 @@ The text, as gnubg 1.07 writes and reads it (its ``export match mat`` / ``import
 gnubg's reader splits a row at the second ``dd:`` (two plays) or else at the first double space
 after column 15, so each left cell is padded with at least two spaces. Names lose ``:`` and
 white space (written as ``_``), as gnubg does. ``read_mat`` reads such text back (for round trips).
-The format carries no rules: gnubg's reader assumes the Crawford rule in matches and, in money
-play, takes the Jacoby rule from its own setting (on by default; a ``; [Jacoby "Off"]`` line is not
-read), so a money game won with a gammon without the cube being turned is replayed as 1 point unless
-gnubg is told ``set jacoby off`` before ``import mat`` (observed with gnubg 1.07).
+The format has no field for the rules: gnubg's reader assumes the Crawford rule in matches and, in
+money play, takes the Jacoby rule from its own setting (on by default), so a money game won with a
+gammon without the cube being turned is replayed as 1 point unless gnubg is told ``set jacoby off``
+before ``import mat`` (observed with gnubg 1.07). So that a reader can replay the scores, a money
+record says its options in comment lines before the header, in the ``; [Name "value"]`` form of
+gnubg's own exports, which its reader skips (checked with gnubg 1.07): ``; [Jacoby "On"]``,
+``; [Beaver "Off"]``, ``; [AutomaticDoubles "2"]`` (the limit; "0" = off), each only when the
+record's field is set (not None). A game whose cube starts above 1 (automatic doubles after
+opening ties; it stays centred) has ``; [Cube "4"]`` under its names line; gnubg, which does not
+know the opening ties, replays such a game at its own cube, so its scores then differ from the file's
+``Wins`` lines and the comment is the reader's only way to the real ones.
 """
 
 from __future__ import annotations
@@ -53,8 +62,8 @@ from engine.board import BAR, OFF, OPP_BAR, flip
 from engine.errors import FormatError
 from engine.notation import play_steps
 
-MOVE, DOUBLE, TAKE, DROP = "move", "double", "take", "drop"
-KINDS = (MOVE, DOUBLE, TAKE, DROP)
+MOVE, DOUBLE, TAKE, DROP, BEAVER = "move", "double", "take", "drop", "beaver"
+KINDS = (MOVE, DOUBLE, TAKE, DROP, BEAVER)
 LEFT_WIDTH = 28
 """Width of the left cell after the row number, as gnubg writes it."""
 
@@ -64,7 +73,7 @@ class Action:
     """One entry of a game: a side's play of its roll, or a cube action."""
 
     player: int  # 0 (left column) or 1 (right column)
-    kind: str  # MOVE, DOUBLE, TAKE or DROP
+    kind: str  # MOVE, DOUBLE, TAKE, DROP or BEAVER (the doubled side took and redoubled at once)
     dice: tuple[int, int] | None = None  # MOVE only: the roll
     play: str = ""  # MOVE only: gnubg's step form, "" when no die can be played
 
@@ -87,10 +96,13 @@ class GameRecord:
     scores: tuple[int, int] = (0, 0)  # player 0's and player 1's points before this game
     winner: int | None = None  # None: unfinished
     points: int = 0  # what the winner scored
+    cube: int = 1  # the cube when the game began: 2, 4... after automatic doubles (centred)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "actions", tuple(self.actions))
         object.__setattr__(self, "scores", tuple(int(s) for s in self.scores))
+        if self.cube < 1 or self.cube & (self.cube - 1):
+            raise ValueError(f"a game's starting cube is a power of two, got {self.cube}")
 
 
 @dataclass(frozen=True)
@@ -100,6 +112,9 @@ class MatchRecord:
     names: tuple[str, str] = ("player0", "player1")
     match_length: int = 0  # 0 = money play
     games: tuple[GameRecord, ...] = field(default_factory=tuple)
+    jacoby: bool | None = None  # money options, written as comments when set (None: not said)
+    beavers: bool | None = None
+    automatic_doubles: int | None = None  # the limit on opening-tie doubles, 0 = off
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "games", tuple(self.games))
@@ -140,8 +155,9 @@ def game_record(states) -> GameRecord:
     """The record of a game played with engine/game.py, from its states in order (first to last).
 
     Consecutive states tell what happened: a MOVE state followed by one more turn played (``turns``)
-    is a play of its dice; ROLL -> TAKE a double; TAKE -> ROLL a take; TAKE -> OVER a drop. Rolling,
-    resignation offers and rejections leave no action. The last state gives the result if it is over.
+    is a play of its dice; ROLL -> TAKE a double; TAKE -> ROLL a take (a beaver when the cube went to
+    four times its value); TAKE -> OVER a drop. Rolling, resignation offers and rejections leave no
+    action. The first state gives the starting cube, the last the result if it is over.
     """
     from engine.cube_state import Phase  # engine.game's phases (imported late: game imports a lot)
 
@@ -158,34 +174,40 @@ def game_record(states) -> GameRecord:
         elif prev.phase is Phase.ROLL and cur.phase is Phase.TAKE:
             actions.append(Action(prev.mover, DOUBLE))
         elif prev.phase is Phase.TAKE and cur.phase is Phase.ROLL:
-            if cur.cube != 2 * prev.cube:
-                raise ValueError(".mat files have no beaver")
-            actions.append(Action(1 - prev.mover, TAKE))
+            actions.append(Action(1 - prev.mover, TAKE if cur.cube == 2 * prev.cube else BEAVER))
         elif prev.phase is Phase.TAKE and cur.phase is Phase.OVER:
             actions.append(Action(1 - prev.mover, DROP))
-    last = states[-1]
+    last, cube = states[-1], states[0].cube
     score = tuple(states[0].match.score)
     if last.result is None:
-        return GameRecord(tuple(actions), score)
-    return GameRecord(tuple(actions), score, last.result.winner, last.result.points)
+        return GameRecord(tuple(actions), score, cube=cube)
+    return GameRecord(tuple(actions), score, last.result.winner, last.result.points, cube)
 
 
 def swap_sides(game: GameRecord) -> GameRecord:
     """The same game with players 0 and 1 exchanged (their actions, scores and result)."""
     actions = tuple(Action(1 - a.player, a.kind, a.dice, a.play) for a in game.actions)
     winner = None if game.winner is None else 1 - game.winner
-    return GameRecord(actions, game.scores[::-1], winner, game.points)
+    return GameRecord(actions, game.scores[::-1], winner, game.points, game.cube)
 
 
-def money_session(names: tuple[str, str], games) -> MatchRecord:
+def money_session(names: tuple[str, str], games, **options) -> MatchRecord:
     """``games`` (player 0 = ``names[0]`` in each) as one money session: each game's scores become
-    the points both players had won before it, as gnubg counts a session."""
+    the points both players had won before it, as gnubg counts a session. ``options``: the
+    record's money options (``jacoby``, ``beavers``, ``automatic_doubles``)."""
     out, scores = [], [0, 0]
     for game in games:
-        out.append(GameRecord(game.actions, tuple(scores), game.winner, game.points))
+        out.append(GameRecord(game.actions, tuple(scores), game.winner, game.points, game.cube))
         if game.winner is not None:
             scores[game.winner] += game.points
-    return MatchRecord(names, 0, tuple(out))
+    return MatchRecord(names, 0, tuple(out), **options)
+
+
+def rules_options(rules) -> dict:
+    """The .mat record's money options of an engine.match ``Rules`` (none for a match)."""
+    if rules.match_length:
+        return {}
+    return {"jacoby": rules.jacoby, "beavers": rules.beavers, "automatic_doubles": rules.automatic_doubles}
 
 
 def player_names(a: str, b: str) -> tuple[str, str]:
@@ -207,16 +229,16 @@ def _cell(action: Action, cube: int) -> str:
     """The text of one action, as gnubg writes it (``cube`` is the value after a double)."""
     if action.kind == MOVE:
         return f"{action.dice[0]}{action.dice[1]}: {action.play}".rstrip()
-    return {DOUBLE: f" Doubles => {cube}", TAKE: " Takes", DROP: " Drops"}[action.kind]
+    return {DOUBLE: f" Doubles => {cube}", BEAVER: f" Beavers => {cube}", TAKE: " Takes",
+            DROP: " Drops"}[action.kind]
 
 
-def _rows(actions: tuple[Action, ...]) -> list[list[str | None]]:
+def _rows(actions: tuple[Action, ...], cube: int = 1) -> list[list[str | None]]:
     """Actions laid out in rows [left, right]: a left action opens a row, a right one fills the open
-    row's right cell (or opens a row of its own when there is none)."""
+    row's right cell (or opens a row of its own when there is none). ``cube``: its starting value."""
     rows: list[list[str | None]] = []
-    cube = 1
     for action in actions:
-        cube *= 2 if action.kind == DOUBLE else 1
+        cube *= 2 if action.kind in (DOUBLE, BEAVER) else 1
         if action.player == 0 or not rows or rows[-1][1] is not None:
             rows.append([None, None])
         rows[-1][action.player] = _cell(action, cube)
@@ -236,7 +258,9 @@ def format_game(game: GameRecord, number: int, names: tuple[str, str]) -> str:
     """One game's block of a .mat file (``Game n``, the names line, the rows, the result)."""
     head = f"{_name(names[0])} : {game.scores[0]}"
     lines = [f" Game {number}", f" {head:<31}{_name(names[1])} : {game.scores[1]}"]
-    rows = _rows(game.actions)
+    if game.cube != 1:
+        lines.append(f'; [Cube "{game.cube}"]')
+    rows = _rows(game.actions, game.cube)
     wins = _points(game.points) if game.winner is not None else None
     for i, (left, right) in enumerate(rows, 1):
         line = f"{i:3d}) {_left(left)}"
@@ -255,7 +279,12 @@ def format_mat(match: MatchRecord) -> str:
     """The whole .mat text of ``match`` (backgammon)."""
     if match.match_length < 0:
         raise ValueError(f"a match length is 0 (money) or more, got {match.match_length}")
-    blocks = [f" {match.match_length} point match\n"]
+    said = [(name, value) for name, value in (("Jacoby", match.jacoby), ("Beaver", match.beavers))
+            if value is not None]
+    comments = "".join(f'; [{name} "{"On" if value else "Off"}"]\n' for name, value in said)
+    if match.automatic_doubles is not None:
+        comments += f'; [AutomaticDoubles "{match.automatic_doubles}"]\n'
+    blocks = [(comments + "\n" if comments else "") + f" {match.match_length} point match\n"]
     blocks += [format_game(game, i, match.names) for i, game in enumerate(match.games, 1)]
     return "\n".join(blocks)
 
@@ -275,6 +304,7 @@ _WINS = re.compile(r"^wins\s+(\d+)\s+points?", re.IGNORECASE)
 _HEADER = re.compile(r"^\s*(\d+)\s+point\s+match", re.IGNORECASE)
 _GAME = re.compile(r"^\s*Game\s+(\d+)\s*$")
 _NAMES = re.compile(r"^\s*([^:]+?)\s*:\s*(\d+)\s+([^:]+?)\s*:\s*(\d+)\s*$")
+_COMMENT = re.compile(r'^\s*;\s*\[(\w+)\s+"([^"]*)"\]')
 
 
 def _split_row(line: str) -> tuple[str, str]:
@@ -298,7 +328,7 @@ def _cell_action(text: str, player: int) -> Action | tuple[str, int] | None:
     if move:
         return Action(player, MOVE, (int(move.group(1)), int(move.group(2))), move.group(3).strip())
     lower = text.lower()
-    for word, kind in (("double", DOUBLE), ("take", TAKE), ("drop", DROP)):
+    for word, kind in (("double", DOUBLE), ("beaver", BEAVER), ("take", TAKE), ("drop", DROP)):
         if lower.startswith(word):
             return Action(player, kind)
     wins = _WINS.match(text)
@@ -307,8 +337,29 @@ def _cell_action(text: str, player: int) -> Action | tuple[str, int] | None:
     raise FormatError(f".mat: cannot read the entry {text!r}")
 
 
+def _comment(line: str) -> tuple[str, str] | None:
+    """(name, value) of a ``; [Name "value"]`` comment line, else None."""
+    found = _COMMENT.match(line)
+    return (found.group(1).lower(), found.group(2)) if found else None
+
+
+def _options(lines: list[str]) -> dict:
+    """The money options said in the comment lines before the first game (see the module docstring)."""
+    options = {}
+    for line in lines:
+        if _GAME.match(line):
+            break
+        said = _comment(line)
+        if said and said[0] in ("jacoby", "beaver"):
+            options["jacoby" if said[0] == "jacoby" else "beavers"] = said[1].lower() == "on"
+        elif said and said[0] == "automaticdoubles" and said[1].isdigit():
+            options["automatic_doubles"] = int(said[1])
+    return options
+
+
 def read_mat(text: str) -> MatchRecord:
-    """A .mat text -> MatchRecord (players' names from the first game); FormatError if it is not one."""
+    """A .mat text -> MatchRecord (players' names from the first game, the money options and starting
+    cubes from the comment lines); FormatError if it is not one."""
     lines = text.splitlines()
     length = next((int(m.group(1)) for line in lines if (m := _HEADER.match(line))), None)
     if length is None:
@@ -324,9 +375,15 @@ def read_mat(text: str) -> MatchRecord:
             raise FormatError(f".mat: game line {i + 1} is not followed by 'name : score  name : score'")
         names = names or (header.group(1), header.group(3))
         scores = (int(header.group(2)), int(header.group(4)))
-        actions, winner, points = [], None, 0
+        actions, winner, points, cube = [], None, 0, 1
         i += 2
         while i < len(lines) and lines[i].strip() and not _GAME.match(lines[i]):
+            said = _comment(lines[i])
+            if said is not None or lines[i].lstrip().startswith(";"):
+                if said and said[0] == "cube" and said[1].isdigit():
+                    cube = int(said[1])
+                i += 1
+                continue
             for player, cell in enumerate(_split_row(lines[i])):
                 entry = _cell_action(cell, player)
                 if isinstance(entry, Action):
@@ -334,5 +391,8 @@ def read_mat(text: str) -> MatchRecord:
                 elif entry is not None:
                     winner, points = player, entry[1]
             i += 1
-        games.append(GameRecord(tuple(actions), scores, winner, points))
-    return MatchRecord(names or ("player0", "player1"), length, tuple(games))
+        try:
+            games.append(GameRecord(tuple(actions), scores, winner, points, cube))
+        except ValueError as err:
+            raise FormatError(f".mat: game {len(games) + 1}: {err}") from None
+    return MatchRecord(names or ("player0", "player1"), length, tuple(games), **_options(lines))

@@ -77,11 +77,12 @@ def _owner(game: str, cube) -> tuple[int, int | None] | None:
     return value, names[owner]
 
 
-def _state_lines(game: str, score, crawford: bool, jacoby, beavers) -> list[str]:
+def _state_lines(game: str, score, crawford: bool, jacoby, beavers, automatic_doubles=None) -> list[str]:
     """The match or money state in words, mover's points first: ['5-point match, score 2-4',
-    'Crawford game'] or ['money play, score 2-4', 'Jacoby on, beavers off']; [] when nothing is given."""
-    if game != "backgammon" and (jacoby is not None or beavers is not None):
-        raise ValueError("long nardi has no doubling cube, so no Jacoby rule or beavers")
+    'Crawford game'] or ['money play, score 2-4', 'Jacoby on, beavers off, automatic doubles up to 2'];
+    [] when nothing is given."""
+    if game != "backgammon" and (jacoby is not None or beavers is not None or automatic_doubles is not None):
+        raise ValueError("long nardi has no doubling cube, so no Jacoby rule, beavers or automatic doubles")
     lines = []
     length = 0
     if score is not None:
@@ -93,13 +94,21 @@ def _state_lines(game: str, score, crawford: bool, jacoby, beavers) -> list[str]
             lines.append(f"{'money play, ' if game == 'backgammon' else ''}score {mine}-{theirs}")
     if crawford and length:
         lines.append("Crawford game: no doubling")
-    if not length and game == "backgammon" and (jacoby is not None or beavers is not None):
-        rules = [f"{name} {'on' if flag else 'off'}"
-                 for name, flag in (("Jacoby", jacoby), ("beavers", beavers)) if flag is not None]
+    if not length and game == "backgammon" and (jacoby, beavers, automatic_doubles) != (None, None, None):
         if score is None:
             lines.append("money play")
-        lines.append(", ".join(rules))
+        lines.append(money_options_text(jacoby, beavers, automatic_doubles))
     return lines
+
+
+def money_options_text(jacoby: bool | None, beavers: bool | None, automatic_doubles: int | None = None) -> str:
+    """The money options in words, those given (not None): 'Jacoby on, beavers off, automatic doubles
+    up to 2' ('automatic doubles off' for a limit of 0)."""
+    words = [f"{name} {'on' if flag else 'off'}"
+             for name, flag in (("Jacoby", jacoby), ("beavers", beavers)) if flag is not None]
+    if automatic_doubles is not None:
+        words.append(f"automatic doubles up to {automatic_doubles}" if automatic_doubles else "automatic doubles off")
+    return ", ".join(words)
 
 
 def _side_name(label: str, name: str | None) -> str:
@@ -116,20 +125,30 @@ def _cube_face(value: int, owner: int | None) -> str:
 # the text board
 
 
-def _cells(count: int, symbol: str, places: int = PLACES) -> list[str]:
+COLOURS = {"X": "\033[1;33m", "O": "\033[1;36m"}
+"""ANSI colours of the text board's sides (bold yellow X, bold cyan O) when it is drawn in colour."""
+RESET = "\033[0m"
+
+
+def paint(text: str, symbol: str, colour: bool) -> str:
+    """``text`` in the colour of side ``symbol`` (X or O) when ``colour``, else unchanged."""
+    return f"{COLOURS[symbol]}{text}{RESET}" if colour else text
+
+
+def _cells(count: int, symbol: str, places: int = PLACES, colour: bool = False) -> list[str]:
     """The 3-character cells of one stack, from the edge of the board inwards; the last place of a
     stack taller than ``places`` holds its count."""
     shown = min(count, places)
-    cells = [f" {symbol} "] * shown + ["   "] * (places - shown)
+    cells = [paint(f" {symbol} ", symbol, colour)] * shown + ["   "] * (places - shown)
     if count > places:
-        cells[places - 1] = f"{count:^3}"
+        cells[places - 1] = paint(f"{count:^3}", symbol, colour)
     return cells
 
 
-def _point_cells(pos: np.ndarray, point: int) -> list[str]:
+def _point_cells(pos: np.ndarray, point: int, colour: bool = False) -> list[str]:
     """Cells of one point: X for the mover's checkers, O for the opponent's."""
     count = int(pos[point - 1])
-    return _cells(abs(count), "X" if count > 0 else "O")
+    return _cells(abs(count), "X" if count > 0 else "O", colour=colour)
 
 
 def _marks(points, highlight: set[int], symbol: str) -> str:
@@ -152,24 +171,30 @@ def ascii_board(
     crawford: bool = False,
     jacoby: bool | None = None,
     beavers: bool | None = None,
+    automatic_doubles: int | None = None,
+    colour: bool = False,
 ) -> str:
     """A text board of ``position`` (28,), its mover at the bottom (see the module docstring).
 
     ``on_roll`` says whose turn it is: 0 the mover (bottom), 1 the opponent (top), None nobody; the
     dice are shown by that side. ``highlight`` marks points (1..24 in the mover's numbers, 25 its bar)
     with ^ and v next to their numbers. The match or money state (``score``, ``crawford``,
-    ``jacoby``, ``beavers``) and the ``info`` lines are printed under the board.
+    ``jacoby``, ``beavers``, ``automatic_doubles``: the limit, 0 off) and the ``info`` lines are
+    printed under the board. ``colour``: the checkers and the sides' names in ANSI colours (for a
+    terminal that shows them; the caller decides).
     """
     pos = _checked(game, position)
     highlight = {int(p) for p in highlight or ()}
     cube = _owner(game, cube)
-    state = _state_lines(game, score, crawford, jacoby, beavers)
+    state = _state_lines(game, score, crawford, jacoby, beavers, automatic_doubles)
     pip = pips(game, pos)
-    columns = {p: _point_cells(pos, p) for p in range(1, 25)}
-    bars = {1: _cells(int(pos[OPP_BAR]), "O", BAR_PLACES) + ["   "] * (PLACES - BAR_PLACES),
-            0: _cells(int(pos[BAR]), "X", BAR_PLACES) + ["   "] * (PLACES - BAR_PLACES)}
+    columns = {p: _point_cells(pos, p, colour) for p in range(1, 25)}
+    bars = {1: _cells(int(pos[OPP_BAR]), "O", BAR_PLACES, colour) + ["   "] * (PLACES - BAR_PLACES),
+            0: _cells(int(pos[BAR]), "X", BAR_PLACES, colour) + ["   "] * (PLACES - BAR_PLACES)}
     side = {0: _side_lines("X", mover_name, pip[0], int(pos[OFF]), 0, dice, cube, on_roll),
             1: _side_lines("O", opponent_name, pip[1], int(pos[OPP_OFF]), 1, dice, cube, on_roll)}
+    for k, symbol in ((0, "X"), (1, "O")):
+        side[k][0] = paint(side[k][0], symbol, colour)
     has_bar = game == "backgammon"  # long nardi: one divider down the middle, no bar
     frame = " +" + "-" * 18 + ("+---+" if has_bar else "+") + "-" * 18 + "+"
 
@@ -210,5 +235,5 @@ def _side_lines(symbol, name, pip_count, off, side, dice, cube, on_roll) -> list
     if cube and cube[1] == side:
         lines[3] = f"owns the cube at {cube[0]}"
     if on_roll == side:
-        lines[5] = "on roll" + (f", rolled {dice[0]}-{dice[1]}" if dice is not None else "")
+        lines[5] = "on roll" + (f", rolled {max(dice)}-{min(dice)}" if dice is not None else "")  # high die first
     return lines

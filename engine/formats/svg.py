@@ -227,7 +227,8 @@ def _arrows(layout: _Layout, pos: np.ndarray, steps) -> list[str]:
 
 def svg_board(game: str, position, *, dice=None, cube=None, score=None, play=None, title=None,
               mover_name: str | None = None, opponent_name: str | None = None, on_roll: int | None = 0,
-              crawford: bool = False, jacoby: bool | None = None, beavers: bool | None = None) -> str:
+              crawford: bool = False, jacoby: bool | None = None, beavers: bool | None = None,
+              automatic_doubles: int | None = None) -> str:
     """A self-contained SVG drawing of ``position`` (28,), its mover at the bottom: the 24 points,
     checkers (circles with class "checker mover" / "checker opponent"; a stack taller than five shows
     its count), the bar, borne-off trays (one bar of class "off" per checker), the cube (class
@@ -236,10 +237,11 @@ def svg_board(game: str, position, *, dice=None, cube=None, score=None, play=Non
     "turn"); the match or money state (class "state") between them. The dice take the colour of
     the side on roll. The chosen ``play`` is marked: arrows from source to destination and the points
     outlined. ``play`` is move text or the position after it (both with ``dice``), a (before, after)
-    pair, or a list of single steps (source 25..1, destination 24..0) in the mover's numbers."""
+    pair, or a list of single steps (source 25..1, destination 24..0) in the mover's numbers. The
+    money options (``jacoby``, ``beavers``, ``automatic_doubles``) as pictures.py's ``ascii_board``."""
     pos = _checked(game, position)
     cube = _owner(game, cube)
-    state = _state_lines(game, score, crawford, jacoby, beavers)
+    state = _state_lines(game, score, crawford, jacoby, beavers, automatic_doubles)
     if on_roll not in (0, 1, None):
         raise ValueError(f"on_roll is 0 (the mover), 1 (the opponent) or None, got {on_roll!r}")
     steps = _play_steps(game, pos, play, dice)

@@ -15,7 +15,9 @@ Mirrored dice (model/arena/pool.py's ``MirroredDice``, as in the cubeless arena)
 pair; player A sits in seat 0 in match 2k and in seat 1 in match 2k+1. Game n of either match throws
 the dice stream (k << 32 | n), so each seat throws the
 same dice, turn by turn, in the first game of both matches, and in later games while the two matches
-keep the same game numbers. The pair is the independent sample behind the 95% interval (as in the
+keep the same game numbers. The opening throw includes its ties (each pair throws the same ones),
+so automatic doubles (money) start both games of a pair at the same centred cube. The pair is the
+independent sample behind the 95% interval (as in the
 cubeless arena); match wins also get a Wilson interval over matches.
 
 Each step every game in flight advances one turn, and the expensive parts are batched over the games:
@@ -44,7 +46,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine import game as g
-from engine.formats.matfile import MatchRecord, game_record, money_session, player_names, swap_sides
+from engine.formats.matfile import MatchRecord, game_record, money_session, player_names, rules_options, swap_sides
 from engine.movegen import legal_plays
 
 from model.arena.cubeless import MAX_PLIES, ArenaResult
@@ -118,6 +120,7 @@ class CubeArenaResult:
             "game": self.game, "a": self.names[0], "b": self.names[1], "seed": self.seed,
             "match_length": self.rules.match_length, "money": self.money,
             "rules": {"cube": self.rules.cube, "jacoby": self.rules.jacoby, "beavers": self.rules.beavers,
+                      "automatic_doubles": self.rules.automatic_doubles,
                       "session_games": self.rules.session_games},
             "matches": self.matches, "pairs": self.matches // 2, "games": self.total_games,
             "capped_matches": int(self.capped.sum()), "max_plies": self.max_plies,
@@ -153,7 +156,7 @@ def play_matches(player_a: CubePlayer, player_b: CubePlayer, rules: g.Rules, mat
     ``batch``: matches in play at once. ``progress(n)``: called with the number of matches just ended.
     ``on_action(match index, state before, action)``: called before every cube or resignation action
     (names in ACTIONS), e.g. to audit them. ``record``: keep every game as a .mat GameRecord
-    (backgammon without beavers; see ``mat_records``). Raises ValueError for bad settings and
+    (backgammon; see ``mat_records``). Raises ValueError for bad settings and
     RuleError if a player asks for something the rules refuse.
     """
     for player in (player_a, player_b):
@@ -163,10 +166,8 @@ def play_matches(player_a: CubePlayer, player_b: CubePlayer, rules: g.Rules, mat
         raise ValueError(f"matches must be a positive even number (mirrored pairs), got {matches}")
     if batch < 1 or max_plies < 1:
         raise ValueError(f"batch and max_plies must be at least 1, got {batch} and {max_plies}")
-    if rules.automatic_doubles:
-        raise ValueError("automatic doubles are not supported here: the mirrored openings have no ties")
-    if record and (rules.game != "backgammon" or rules.beavers):
-        raise ValueError(".mat records hold backgammon without beavers")
+    if record and rules.game != "backgammon":
+        raise ValueError(".mat records hold backgammon only")
     if rules.money and not rules.session_games:
         rules = replace(rules, session_games=1)
     for player in (player_a, player_b):
@@ -195,7 +196,7 @@ def mat_records(result: CubeArenaResult) -> list[MatchRecord]:
     per_match = [[game if m % 2 == 0 else swap_sides(game) for game in games]  # A sits in seat 1 in odd matches
                  for m, games in enumerate(result.records)]
     if result.money:
-        return [money_session(names, [game for games in per_match for game in games])]
+        return [money_session(names, [game for games in per_match for game in games], **rules_options(result.rules))]
     return [MatchRecord(names, result.rules.match_length, tuple(games)) for games in per_match]
 
 
@@ -247,11 +248,11 @@ class _Pool(GamesInPlay):
 
     def _start_game(self, slot: int) -> None:
         """The next game of the slot's match, on the dice stream (match pair << 32) | game number;
-        engine.game.start_game plays its opening throw (seat 0's die first)."""
+        engine.game.start_game plays its opening throw (seat 0's die first), ties included."""
         stream = (self.number[slot] // 2) << 32 | self.game_no[slot]
-        opening = self.dice.open([slot], np.array([stream]), play_opening=False)[0]
+        self.dice.open([slot], np.array([stream]), play_opening=False)
         self.trail[slot] = []
-        self._set(slot, g.start_game(self.match[slot], throws=(tuple(int(d) for d in opening),)))
+        self._set(slot, g.start_game(self.match[slot], throws=self.dice.opening_of(slot)))
         self.plies[slot] = 0
 
     def _set(self, slot: int, state: g.GameState) -> None:

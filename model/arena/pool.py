@@ -61,16 +61,25 @@ def throws(seed: int, stream: np.ndarray, index: np.ndarray) -> np.ndarray:
 
 def opening_throws(seed: int, stream: np.ndarray) -> np.ndarray:
     """The opening throw (n, 2) of each stream: [seat 0's die, seat 1's die], ties thrown again."""
+    return opening_with_ties(seed, stream)[0]
+
+
+def opening_with_ties(seed: int, stream: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the opening throws (n, 2) as ``opening_throws``, the ties (n,) thrown before each): money
+    play with automatic doubles doubles the cube once per tie (engine.game.start_game)."""
     stream = np.asarray(stream, dtype=np.int64)
     out = np.zeros((len(stream), 2), dtype=np.int64)
+    ties = np.zeros(len(stream), dtype=np.int64)
     todo = np.ones(len(stream), dtype=bool)
     attempt = 0
     while todo.any():
         dice = throws(seed, stream[todo], np.full(int(todo.sum()), attempt) + _OPENING_STREAM)
         out[todo] = dice
-        todo[todo] = dice[:, 0] == dice[:, 1]
+        tied = dice[:, 0] == dice[:, 1]
+        ties[np.flatnonzero(todo)[tied]] += 1
+        todo[todo] = tied
         attempt += 1
-    return out
+    return out, ties
 
 
 class MirroredDice:
@@ -85,19 +94,28 @@ class MirroredDice:
         self.stream = np.zeros(slots, dtype=np.int64)
         self.next = np.zeros(slots, dtype=np.int64)  # index of the slot's next throw in its stream
         self.opening = np.zeros((slots, 2), dtype=np.int64)
+        self.ties = np.zeros(slots, dtype=np.int64)  # the ties thrown before each slot's opening
         self.opening_to_play = np.zeros(slots, dtype=bool)
 
     def open(self, slots, streams, play_opening: bool) -> np.ndarray:
         """Begin the slots' games on ``streams``; their opening throws (k, 2), [seat 0's die, seat 1's
         die], the higher die starting. With ``play_opening`` the starter's first roll is those two
         dice (backgammon); otherwise its first roll is throw 0 (long nardi's starter throws afresh,
-        and engine.game.start_game plays a backgammon opening itself)."""
-        opening = opening_throws(self.seed, streams)
+        and engine.game.start_game plays a backgammon opening itself). The ties thrown before the
+        opening are kept in ``ties`` (the same in both games of a mirrored pair)."""
+        opening, ties = opening_with_ties(self.seed, streams)
         self.stream[slots] = streams
         self.next[slots] = 0
         self.opening[slots] = opening
+        self.ties[slots] = ties
         self.opening_to_play[slots] = play_opening
         return opening
+
+    def opening_of(self, slot: int) -> tuple[tuple[int, int], ...]:
+        """Every throw of the slot's opening, the ties first, as engine.game.start_game takes them."""
+        ties = int(self.ties[slot])
+        tied = throws(self.seed, np.full(ties, self.stream[slot]), np.arange(ties) + _OPENING_STREAM)
+        return tuple((int(a), int(b)) for a, b in [*tied, self.opening[slot]])
 
     def roll(self, slots) -> np.ndarray:
         """The dice (k, 2) each slot's side on roll plays now, advancing the slot's stream."""

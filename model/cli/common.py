@@ -5,6 +5,7 @@ dataclasses."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import platform
@@ -58,3 +59,28 @@ class _Silent:
 
     def update(self, n: int = 1) -> None:
         pass
+
+
+def _count(text: str) -> int:
+    """A whole number >= 0 for argparse (a bad one is refused with one line)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a whole number >= 0, got {value}")
+    return value
+
+
+def add_money_options(parser: argparse.ArgumentParser) -> None:
+    """The money-play options of every command that plays money games (RULES-DECISIONS.md), as
+    flags ``--jacoby``, ``--beavers``, ``--automatic-doubles N`` -> args.jacoby, .beavers,
+    .automatic_doubles, for engine.match.Rules (which refuses them in a match or without the cube)."""
+    parser.add_argument("--jacoby", action="store_true",
+                        help="money: the Jacoby rule (gammons and backgammons count single while the cube is "
+                             "centred)")
+    parser.add_argument("--beavers", action="store_true",
+                        help="money: beavers (a doubled side may redouble at once and keep the cube)")
+    parser.add_argument("--automatic-doubles", type=_count, default=0, metavar="N",
+                        help="money: each tie of the opening throw doubles the cube, which stays centred, at "
+                             "most N times and never past 64 (0 = off, the default)")

@@ -12,11 +12,17 @@ with the seats swapped, so the count must be even. Money play (--length 0) repor
 game, the cube included, with a 95% interval over the pairs; a match length reports A's match wins
 with a 95% interval over the pairs (and Wilson's over matches). --json writes every figure.
 
---mat FILE (backgammon, no beavers) saves the games for gnubg's ``import mat``, A in the left column
-and the players named by their specs (checkpoint stem or baseline name): money play as one money
-session in FILE; matches one file each (a .mat file holds one match), FILE's name with the match
-number added before the suffix: ``--mat m.mat --matches 4`` writes m-1.mat .. m-4.mat (m-01.mat ..
-m-10.mat for 10). gnubg replays money games under its own Jacoby setting (``set jacoby on|off``).
+Money options (RULES-DECISIONS.md; money play only): --jacoby (gammons count single while the cube
+is centred), --beavers (a doubled side may redouble at once and keep the cube), --automatic-doubles
+N (each tie of the opening throw doubles the centred cube, at most N times, never past 64; the two
+games of a mirrored pair throw the same ties). The players' cube decisions and checker play see them.
+
+--mat FILE (backgammon) saves the games for gnubg's ``import mat``, A in the left column and the
+players named by their specs (checkpoint stem or baseline name): money play as one money session in
+FILE, its options in comment lines (engine/formats/matfile.py); matches one file each (a .mat file
+holds one match), FILE's name with the match number added before the suffix: ``--mat m.mat
+--matches 4`` writes m-1.mat .. m-4.mat (m-01.mat .. m-10.mat for 10). gnubg replays money games under
+its own Jacoby setting (``set jacoby on|off``) and knows no automatic doubles.
 
 Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, exit status 2.
 """
@@ -32,7 +38,7 @@ from engine import game as g
 from engine.board import GAMES
 
 from model.arena.cubeless import MAX_PLIES
-from model.cli.common import CLOSED_PIPE, OneLineParser, UsageError, emit, run_main, write_json
+from model.cli.common import CLOSED_PIPE, OneLineParser, UsageError, add_money_options, emit, run_main, write_json
 from model.cube.players import CHECKER_PLAY, POLICIES
 
 
@@ -49,8 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                             help=f"player {side.upper()}'s cube policy (default auto)")
         parser.add_argument(f"--{side}-checker", choices=CHECKER_PLAY, default="cubeful",
                             help=f"player {side.upper()}'s checker play with the net policy (default cubeful)")
-    parser.add_argument("--jacoby", action="store_true", help="money: the Jacoby rule")
-    parser.add_argument("--beavers", action="store_true", help="money: beavers allowed")
+    add_money_options(parser)
     parser.add_argument("--no-cube", action="store_true", help="play without the doubling cube")
     parser.add_argument("--resign", action="store_true", help="networks offer and judge resignations")
     parser.add_argument("--seed", type=int, default=0, help="seed of the dice streams (default 0)")
@@ -74,12 +79,12 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, g.Rules]:
         raise UsageError("--batch and --max-plies must be at least 1, --seed at least 0")
     try:
         rules = g.Rules(game=args.game, match_length=args.length, cube=not args.no_cube,
-                        jacoby=args.jacoby, beavers=args.beavers, session_games=0 if args.length else 1)
+                        jacoby=args.jacoby, beavers=args.beavers, automatic_doubles=args.automatic_doubles,
+                        session_games=0 if args.length else 1)
     except g.RuleError as e:
         raise UsageError(str(e)) from None
-    if args.mat and (args.game != "backgammon" or args.beavers):
-        what = "beavers" if args.game == "backgammon" else f"{args.game} games"
-        raise UsageError(f"--mat: .mat files hold backgammon without beavers; {what} cannot be saved in one")
+    if args.mat and args.game != "backgammon":
+        raise UsageError(f"--mat: .mat files hold backgammon only; {args.game} games cannot be saved in one")
     if args.mat and not Path(args.mat).absolute().parent.is_dir():
         raise UsageError(f"--mat: cannot write {args.mat}: no such folder")
     return args, rules

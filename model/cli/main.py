@@ -8,6 +8,7 @@ the rest goes to it.
     nardibot web [--host 127.0.0.1] [--port 8000]          HTTP API and browser page
     nardibot ubgi                                          UBGI engine protocol on stdin/stdout
     nardibot benchmark PLAYER [PLAYER ...]                 checker-play error rates on stored positions
+    nardibot analyse FILE.mat [--ply 2] [--json]           rate every decision of a match
     nardibot match A B ...                                 cubeless games between two players
     nardibot A B ...                                       the same as match
 
@@ -47,6 +48,7 @@ SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
     "web": _lazy("model.cli.web"),  # the HTTP API and the browser page
     "ubgi": _lazy("model.cli.ubgi"),  # the UBGI engine protocol on stdin/stdout
     "benchmark": _lazy("model.cli.benchmark"),  # checker-play error rates judged by gnubg 2-ply
+    "analyse": _lazy("model.cli.analyse"),  # rate every decision and roll of a .mat match
 }
 """First-argument names that select a command; anything else is the match command's arguments."""
 

@@ -69,8 +69,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--game", default="backgammon", choices=("backgammon", "nardi"))
     p.add_argument("--bot", default=None, help="checkpoint path (default: the shipped net of the game)")
     p.add_argument("--no-vr", action="store_true", help="no luck adjustment (variance reduction)")
-    p.add_argument("--prune", type=int, default=8, metavar="K", help="0-ply backgammon: the luck adjustment "
-                   "looks at each roll's K best plays by pubeval's score (default: 8; 0: every play)")
+    p.add_argument("--prune", type=int, default=4, metavar="K", help="0-ply backgammon: the luck adjustment "
+                   "looks at each roll's K best plays by pubeval's score (default: 4; 0: every play)")
     p.add_argument("--no-bearoff", action="store_true", help="play bear-offs out instead of reading the databases")
     p.add_argument("--cubeful", action="store_true", help="with dice: roll the plays out with the cube in play")
     p.add_argument("--cubeless", action="store_true", help="without dice: no cubeful rollouts, no cube decision")
@@ -82,7 +82,7 @@ def build_parser() -> OneLineParser:
 
 
 def run_rollout(bot, game, pos, dice, state, trials, *, ply=0, truncate=0, seed=0, plays="filter", vr=True,
-                bearoff=True, cubeful=None, batch=None, prune=8, progress=True):
+                bearoff=True, cubeful=None, batch=None, prune=4, progress=True):
     """model.search.rollout.rollout with a progress bar on stderr (quiet off a terminal, without tqdm, or
     if not ``progress``)."""
     from model.cli.common import progress_bar

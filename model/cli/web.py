@@ -6,7 +6,7 @@ then open http://127.0.0.1:8000/ for the page, http://127.0.0.1:8000/docs for th
 (Swagger UI, whose scripts the browser fetches from a CDN; /openapi.json is served from here). The
 endpoints and their answers: model/web/app.py. Both games' nets are loaded once, before serving.
 Requests are answered side by side on uvicorn's threads, each with
-numpy's BLAS held to one thread (threadpoolctl, in the extra), so that concurrent clients share the
+numpy's BLAS on one thread (model/cli/blas.py, as every command), so that concurrent clients share the
 cores instead of oversubscribing them. Ctrl-C stops the server. A bad flag, a net that cannot be loaded, a missing extra or an address
 that cannot be listened on: one line on stderr, exit status 2.
 """
@@ -43,12 +43,6 @@ def web_main(argv: list[str]) -> int:
         from model.web.app import BotShelf, create_app
     except ImportError as err:
         raise UsageError(f"the web server needs the [web] extra (pip install -e '.[web]'): {err}") from None
-    try:  # requests run side by side on threads: each one's small matrix products on one core
-        from threadpoolctl import threadpool_limits
-
-        threadpool_limits(1)
-    except ImportError:
-        pass
     shelf = BotShelf({"backgammon": args.bot, "nardi": args.nardi_bot})
     for game in ("backgammon", "nardi"):
         try:

@@ -107,10 +107,12 @@ class CubePolicy:
             values[rows] = cube.checker_play_value(probs[rows], view, None if x is None else x[rows])
         return values
 
-    def rank_plays(self, children: np.ndarray, parent: np.ndarray, views) -> tuple:
+    def rank_plays(self, children: np.ndarray, parent: np.ndarray, views, include=None) -> tuple:
         """(value, probabilities, depth) of every child, for games whose children are grouped by
         ``parent`` and whose views are ``views`` (one per game). Rank a game's children by depth, then
-        value (``ranking_order``); values of looked-at children are at ``depth`` = plies."""
+        value (``ranking_order``); values of looked-at children are at ``depth`` = plies. ``include``:
+        indices of children looked at deeply whatever the move filter says (the play a player made,
+        when a match is analysed, is always valued at the full depth, as gnubg's analysis does)."""
         probs = child_probabilities(self.net, children, self.device)
         value = self._values(probs, children, parent, views)
         depth = np.zeros(len(children), dtype=np.int64)
@@ -125,6 +127,8 @@ class CubePolicy:
             block = np.arange(start[game], start[game] + count[game])
             chosen.append(block[move_filter(scale[game] * value[block], self.keep, self.margin)])
         looked = np.concatenate(chosen)
+        if include is not None:
+            looked = np.union1d(looked, np.asarray(include, dtype=np.int64))
         probs[looked] = child_probabilities_ahead(self.net, children[looked], self.plies, self.device)
         value[looked] = self._values(probs[looked], children[looked], parent[looked], views)
         depth[looked] = self.plies

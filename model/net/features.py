@@ -44,16 +44,25 @@ def _unit_table() -> np.ndarray:
 
 
 _UNITS = _unit_table()
+_UNIT_WORDS = _UNITS.view(np.uint64)  # (31, 4): a row's 8 float32 units as four 64-bit words, which
+# np.take copies about ten times faster than fancy indexing copies 8 floats
+
+
+_BITS = np.int64(1) << np.arange(24, dtype=np.int64)
 
 
 def _longest_run(made: np.ndarray) -> np.ndarray:
-    """Length of the longest run of True along the last axis (B, 24) -> (B,)."""
-    run = np.zeros(made.shape[0], dtype=np.int16)
+    """Length of the longest run of True along the last axis (B, 24) -> (B,): the row as a 24-bit
+    integer, ``m &= m >> 1`` shortens every run by one, so the number of steps a row stays non-zero
+    is its longest run (as many vectorised steps as the batch's longest run)."""
+    m = made @ _BITS
     best = np.zeros(made.shape[0], dtype=np.int16)
-    for i in range(made.shape[1]):  # 24 vectorised steps, not a loop over the batch
-        run = np.where(made[:, i], run + 1, 0)
-        best = np.maximum(best, run)
-    return best
+    while True:
+        alive = m != 0
+        if not alive.any():
+            return best
+        best += alive
+        m &= m >> 1
 
 
 def _side_summary(game: str, pos: np.ndarray) -> np.ndarray:
@@ -62,7 +71,7 @@ def _side_summary(game: str, pos: np.ndarray) -> np.ndarray:
     mine = np.maximum(board, 0).astype(np.float32)
     made = board >= 2
     pip = mine @ np.arange(1, 25, dtype=np.float32) + 25 * pos[:, BAR]
-    home_points = made[:, :6].sum(1)
+    home_points = np.count_nonzero(made[:, :6], axis=1)
     if game == "nardi":
         # any held point blocks in long nardi, so a "run" counts single checkers too
         run = _longest_run(board > 0)
@@ -70,7 +79,7 @@ def _side_summary(game: str, pos: np.ndarray) -> np.ndarray:
     else:
         run = _longest_run(made)
         back = mine[:, 18:24].sum(1) + pos[:, BAR]  # checkers still in the opponent's home board
-    blots = (board == 1).sum(1)
+    blots = np.count_nonzero(board == 1, axis=1)
     return np.stack([pip / 100.0, home_points / 6.0, run / 6.0, blots / 5.0, back / 5.0,
                      (mine[:, 6:24].sum(1) + pos[:, BAR]) / 15.0], axis=1)
 
@@ -108,7 +117,8 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
         return out
     b = len(pos)
     out = np.empty((b, num_features(game)), dtype=np.float32)
-    out[:, :192] = _UNITS[pos[:, :24].astype(np.int64) + 15].reshape(b, 192)
+    units = np.take(_UNIT_WORDS, pos[:, :24].astype(np.intp) + 15, axis=0, mode="clip")
+    out[:, :192] = units.view(np.float32).reshape(b, 192)
     out[:, 192] = pos[:, BAR] / 2.0
     out[:, 193] = pos[:, OPP_BAR] / 2.0
     out[:, 194] = pos[:, OFF] / 15.0

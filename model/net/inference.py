@@ -4,7 +4,10 @@ Importing torch costs over a second; a hint or a served move should not wait for
 from a checkpoint read by model/net/checkpoint.py (a .safetensors file is read by numpy alone).
 
 ``NumpyNet`` computes exactly what ``model.net.network.OutcomeNet`` computes (Linear + ReLU layers, then the
-chained sigmoid heads), in float32, from the same weights.
+chained sigmoid heads), in float32, from the same weights. Large batches go through in blocks of ``CHUNK``
+rows: the features and hidden activations of a block stay in the processor's cache, where a whole batch of
+100,000 children (a rollout ply's) would page through hundreds of megabytes of freshly allocated memory,
+two to three times slower.
 """
 
 from __future__ import annotations
@@ -14,6 +17,10 @@ import numpy as np
 from model.net.config import NetConfig
 from model.net.equity import chain_heads
 from model.net.features import encode
+
+CHUNK = 4096
+"""Rows per block of the forward pass (CPU time of a 146,000-child rollout ply, 2-core EPYC: 1.7 s in one
+block, 0.6 to 0.8 s in blocks of 2,048 to 16,384)."""
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -42,10 +49,21 @@ class NumpyNet:
 
     def probabilities(self, positions: np.ndarray, device=None) -> np.ndarray:
         """Outcome probabilities (B, K) float64 of positions (B, 28) seen by the side on roll."""
+        n = len(positions)
+        if n <= CHUNK:
+            return self._block(positions)
+        out = np.empty((n, self.config.outputs))
+        for start in range(0, n, CHUNK):
+            out[start : start + CHUNK] = self._block(positions[start : start + CHUNK])
+        return out
+
+    def _block(self, positions: np.ndarray) -> np.ndarray:
         if len(positions) == 0:
             return np.zeros((0, self.config.outputs))
         x = encode(self.config.game, positions, self.config.feature_version)
         for w, b in self.layers:
-            x = np.maximum(x @ w + b, 0.0)
+            x = x @ w
+            x += b
+            np.maximum(x, 0.0, out=x)
         s = _sigmoid((x @ self.head[0] + self.head[1]).astype(np.float64))
         return chain_heads(self.config.game, s, lambda cols: np.stack(cols, axis=1))

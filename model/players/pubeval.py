@@ -88,17 +88,24 @@ def _point_tables() -> np.ndarray:
     return np.asarray(tables, dtype=np.float32)
 
 
+@lru_cache(maxsize=1)
+def _flat_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(_point_tables() flattened (2 * 24 * 31,), [race, contact] weights of the bar and off inputs (2, 2))."""
+    race_w, contact_w = load_weights()
+    extra = np.array([[race_w[120] / 2.0, race_w[121] / CHECKERS], [contact_w[120] / 2.0, contact_w[121] / CHECKERS]])
+    return _point_tables().ravel(), extra
+
+
 def fast_scores(positions: np.ndarray, race: np.ndarray) -> np.ndarray:
     """``pubeval_scores`` (in float32) by table look-up: one gather per point instead of the 122 inputs."""
     pos = np.atleast_2d(np.asarray(positions))
-    race = np.asarray(race, dtype=bool)
-    race_w, contact_w = load_weights()
-    cells = pos[:, :24].astype(np.intp) + 15 + 31 * np.arange(24)
-    score = np.empty(len(pos), dtype=np.float64)
-    for which, rows, w in ((0, np.flatnonzero(race), race_w), (1, np.flatnonzero(~race), contact_w)):
-        if len(rows):
-            score[rows] = (_point_tables()[which].ravel()[cells[rows]].sum(axis=1)
-                           + w[120] * pos[rows, OPP_BAR] / 2.0 + w[121] * pos[rows, OFF] / float(CHECKERS))
+    contact = ~np.asarray(race, dtype=bool)
+    table, extra = _flat_tables()
+    cells = pos[:, :24].astype(np.intp) + (15 + 31 * np.arange(24))  # (N, 24) into one table ...
+    cells += (24 * 31 * contact)[:, None]  # ... the race half or the contact half
+    w = extra[contact.astype(np.intp)]
+    score = (np.take(table, cells).sum(axis=1, dtype=np.float64)
+             + w[:, 0] * pos[:, OPP_BAR] + w[:, 1] * pos[:, OFF])
     return np.where(pos[:, OFF] == CHECKERS, WIN_SCORE, score)
 
 

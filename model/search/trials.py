@@ -59,7 +59,7 @@ from model.cube import decisions as cube
 from model.net.bearoff import bearoff_mask
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.net.evaluator import ExactEndgames
-from model.players.base import group_argmax
+from model.players.base import group_argmax, group_rank, group_top
 from model.players.net_player import child_probabilities
 from model.search.lookahead import child_probabilities_ahead, evaluate_positions
 
@@ -294,7 +294,7 @@ class Trials:
             from model.players.pubeval import fast_scores
 
             race = ~has_contact(s.game, self.pos[frontier_slot])  # pubeval judges the position before
-            keep = _group_rank(fast_scores(children, race[parent]), parent, n) < s.prune
+            keep = group_top(fast_scores(children, race[parent]), parent, n, s.prune)
             look = np.flatnonzero(keep | full[parent])
             probs = np.full((len(children), self.net.config.outputs), np.nan)
             probs[look] = child_probabilities(self.net, children[look], s.device)
@@ -305,7 +305,7 @@ class Trials:
             util = self._utility(probs, children, parent, frontier_slot)
         if s.plies > 0:
             top = util[group_argmax(util, parent, n)][parent]
-            cand = np.flatnonzero((_group_rank(util, parent, n) < s.keep) & (util >= top - s.margin))
+            cand = np.flatnonzero((group_rank(util, parent, n) < s.keep) & (util >= top - s.margin))
             probs[cand] = child_probabilities_ahead(self.net, children[cand], s.plies, s.device)
             deep = np.full(len(children), -np.inf)
             deep[cand] = self._utility(probs[cand], children[cand], parent[cand], frontier_slot)
@@ -442,12 +442,3 @@ def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:
     else:
         nd, dt_or_dp = d.no_double_mwc, np.minimum(d.double_take_mwc, d.double_pass_mwc)
     return np.where(d.double & ~np.asarray(hold, dtype=bool), dt_or_dp, nd).astype(np.float64)
-
-
-def _group_rank(values, parent, n) -> np.ndarray:
-    """Rank (0 = highest) of each value within its parent's group (``parent`` sorted, groups 0..n-1)."""
-    order = np.lexsort((-values, parent))
-    start = np.searchsorted(parent[order], np.arange(n))
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order)) - np.repeat(start, np.bincount(parent, minlength=n))
-    return rank

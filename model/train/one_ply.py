@@ -27,7 +27,7 @@ from engine.board import has_contact
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 
 from model.net.equity import cubeless_equity
-from model.players.base import group_argmax, group_rank
+from model.players.base import group_argmax, group_top
 from model.players.net_player import child_probabilities
 
 ROLLS = len(ALL_ROLLS)
@@ -60,7 +60,7 @@ def best_replies(evaluator, game: str, positions: np.ndarray, prune: int = 0, de
         from model.players.pubeval import fast_scores
 
         race = ~has_contact(game, frontier)
-        look = np.flatnonzero(group_rank(fast_scores(children, race[row]), row, len(frontier)) < prune)
+        look = np.flatnonzero(group_top(fast_scores(children, race[row]), row, len(frontier), prune))
     else:
         look = np.arange(len(children))
     probs[look] = child_probabilities(evaluator, children[look], device)

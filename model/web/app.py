@@ -10,8 +10,7 @@
     POST     /api/game      a game or match against the bot -> the table; GET /api/game/{id};
                             POST /api/game/{id}/action {"action"}, /move {"steps"|"move"};
                             GET /api/game/{id}/hint?ply= the bot's advice for your decision
-    POST     /api/analyse   a .mat file in the body -> the match analysis (when model.search.analysis
-                            is installed; else 501)
+    POST     /api/analyse   a .mat file in the body (?ply=0..2) -> evaluate.py analyse --json's answer
     GET      /              the page; /static/... its files; /docs the OpenAPI page, /openapi.json
 
 Answers are the command lines' own (model/cli/hint.py's ``analyse``, model/cli/rollout.py's
@@ -35,6 +34,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from engine import game as g
@@ -370,19 +370,19 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
             query = Query(state.game, state.position, match_info(state), dice)
             return analyse(table.bot, query, ply, None)
 
-    # -- match analysis (another room; optional) ----------------------------------------------------
+    # -- match analysis ---------------------------------------------------------------------------
 
-    @app.post("/api/analyse", summary="A .mat file in the body -> its analysis (when installed)")
+    @app.post("/api/analyse", summary="A .mat file in the body -> its analysis (evaluate.py analyse --json)")
     async def analyse_match(request: Request, ply: int = 0) -> dict:
-        try:
-            from model.search import analysis
-        except ImportError:
-            raise ApiError(501, "match analysis is not installed in this version") from None
+        from model.analysis.review import analyse_mat_text
+
+        if not 0 <= ply <= 2:
+            raise ApiError(400, f"ply must be 0, 1 or 2, not {ply}")
         text = (await request.body()).decode("utf-8", errors="replace")
-        runner = getattr(analysis, "analyse_mat_text", None)
-        if runner is None:
-            raise ApiError(501, "this version's match analysis has no entry for text")
-        return runner(text, shelf.get("backgammon"), ply=ply)
+        try:  # CPU work: off the event loop, so the server keeps answering
+            return await run_in_threadpool(analyse_mat_text, text, shelf.get("backgammon"), ply)
+        except ValueError as e:
+            raise ApiError(400, str(e).splitlines()[0] if str(e) else "not a .mat file") from None
 
     # -- the page -----------------------------------------------------------------------------------
 

@@ -372,13 +372,15 @@ def test_recorded_matches_become_mat_records_with_a_on_the_left():
     assert session.match_length == 0 and len(session.games) == 4
     assert [game.points for game in session.games] == [r.points for f in money.finals for r in f.results]
     replay(session)
-    with pytest.raises(ValueError, match="beavers"):
-        play_matches(*players(), g.Rules(beavers=True), matches=2, record=True)
+    with pytest.raises(ValueError, match="backgammon only"):
+        play_matches(RandomCubePlayer("nardi", seed=1), RandomCubePlayer("nardi", seed=2), g.Rules(game="nardi"),
+                     matches=2, record=True)
 
 
 def test_cube_command_saves_matches_and_money_games_as_mat(tmp_path, capsys):
     """``cube --mat``: a file per match (FILE-1.mat, FILE-2.mat) named after the specs, a money run in one
-    file; gnubg imports a match file with the same games (if installed); nardi and beavers are refused."""
+    file; gnubg imports a match file with the same games (if installed); nardi and bad money options are
+    refused."""
     from model.cli.cube import main
 
     out = tmp_path / "m.json"
@@ -394,12 +396,33 @@ def test_cube_command_saves_matches_and_money_games_as_mat(tmp_path, capsys):
                  "--no-progress"]) == 0
     assert len(read_mat((tmp_path / "money.mat").read_text()).games) == 4
     for bad in (["heuristic", "random", "--game", "nardi", "--mat", "x.mat"],
-                ["heuristic", "random", "--beavers", "--mat", "x.mat"]):
+                ["heuristic", "random", "--length", "3", "--automatic-doubles", "2"]):
         capsys.readouterr()
         assert main(bad) == 2
         err = capsys.readouterr().err
-        assert err.startswith("evaluate.py cube: error: --mat:") and err.count("\n") == 1
+        assert err.startswith("evaluate.py cube: error: ") and err.count("\n") == 1
     if os.access(GNUBG, os.X_OK):
         imported = gnubg_import(tmp_path / "m-1.mat", tmp_path)
         assert imported["match-info"]["match-length"] == 3 and len(imported["games"]) == len(records[0].games)
         assert [game["info"]["points-won"] for game in imported["games"]] == [game.points for game in records[0].games]
+
+
+def test_automatic_doubles_in_the_arena_and_its_mat():
+    """Money games with automatic doubles: every game starts at the cube its opening ties give (the same
+    in both games of a mirrored pair), never past the limit; the cube command's .mat says the options
+    and each such game's starting cube, and beavers are saved too."""
+    from model.arena.pool import opening_with_ties
+
+    rules = g.Rules(automatic_doubles=2, beavers=True, jacoby=True)
+    result = play_matches(RandomCubePlayer("backgammon", seed=1, beaver_rate=0.5),
+                          RandomCubePlayer("backgammon", seed=2, beaver_rate=0.5), rules, matches=40, seed=3,
+                          record=True)
+    starts = np.array([games[0].cube for games in result.records])
+    _, ties = opening_with_ties(3, np.arange(20) << 32)
+    np.testing.assert_array_equal(starts, np.repeat(2 ** np.minimum(ties, 2), 2))
+    assert starts.max() == 4 and (starts == 1).any()
+    record = mat_records(result)[0]
+    assert (record.jacoby, record.beavers, record.automatic_doubles) == (True, True, 2)
+    assert any(a.kind == "beaver" for game in record.games for a in game.actions)
+    assert read_mat(format_mat(record)) == record
+    assert result.summary()["rules"]["automatic_doubles"] == 2

@@ -6,7 +6,15 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip, start_position
-from model.arena.pool import CubelessGames, GamesInPlay, MirroredDice, choose_by_player, opening_throws, throws
+from model.arena.pool import (
+    CubelessGames,
+    GamesInPlay,
+    MirroredDice,
+    choose_by_player,
+    opening_throws,
+    opening_with_ties,
+    throws,
+)
 
 
 def test_dice_are_a_pure_function_of_seed_stream_and_index():
@@ -32,6 +40,20 @@ def test_opening_throws_never_tie():
     opening = opening_throws(5, np.arange(5000))
     assert (opening[:, 0] != opening[:, 1]).all()
     assert 0.45 < (opening[:, 0] > opening[:, 1]).mean() < 0.55
+
+
+def test_opening_ties_are_counted_and_replayed():
+    """The ties before each opening are counted (about one opening in six has one), and ``opening_of``
+    gives the whole opening, ties first, ending in the stream's opening throw."""
+    opening, ties = opening_with_ties(5, np.arange(3000))
+    np.testing.assert_array_equal(opening, opening_throws(5, np.arange(3000)))
+    assert 0.13 < (ties > 0).mean() < 0.2 and ties.max() >= 2
+    dice = MirroredDice(seed=5, slots=2)
+    tied = int(np.flatnonzero(ties >= 2)[0])
+    dice.open([0, 1], [tied, tied + 1 if ties[tied + 1] == 0 else tied + 2], play_opening=False)
+    whole = dice.opening_of(0)
+    assert len(whole) == ties[tied] + 1 and all(a == b for a, b in whole[:-1])
+    assert whole[-1] == tuple(opening[tied]) and len(dice.opening_of(1)) == 1
 
 
 def test_mirrored_dice_play_the_opening_then_the_stream_in_order():

@@ -88,9 +88,13 @@ class Typist:
     def __init__(self):
         self.table: Table | None = None
         self.typed: list[str] = []
+        self.moved = False  # a move was typed and waits for its confirmation (Enter)
 
     def readline(self) -> str:
         state = self.table.state
+        if self.moved:
+            self.moved = False
+            return "\n"
         if state.resignation is not None:
             line = "accept"
         elif state.phase is g.Phase.TAKE:
@@ -99,6 +103,7 @@ class Typist:
             line = "roll"
         else:
             line = format_play(state.game, state.position, state.plays[0], state.dice)
+            self.moved = True
         self.typed.append(line)
         return line + "\n"
 
@@ -208,7 +213,7 @@ def test_person_answers_a_bot_double():
 
 
 def test_hint_lists_legal_plays_best_first(checkpoints):
-    """hint shows the bot's top plays, best first, each a legal play of the person's roll."""
+    """hint shows the bot's top plays (evaluate.py hint's table), best first, each a legal play of the roll."""
     from engine.notation import parse_play
     from model.bot import Bot
 
@@ -217,13 +222,15 @@ def test_hint_lists_legal_plays_best_first(checkpoints):
                   Console(io.StringIO(), out), you_first=True)
     table.state = g.roll(_state(HUMAN), (5, 1))
     table.hint()
-    rows = [line.split(".", 1)[1] for line in out.getvalue().splitlines()]
-    assert len(rows) == play_cli.HINT_PLAYS
-    equities = [float(row.split("equity ")[1].split()[0]) for row in rows]
+    lines = out.getvalue().splitlines()
+    head = next(k for k, line in enumerate(lines) if "Play" in line and "Equity" in line)
+    rows = lines[head + 1:]
+    assert len(rows) == min(play_cli.HINT_TOP, len(table.state.plays))
+    equities = [float(row[33:42]) for row in rows]  # the Equity column (model/cli/hint.py's render)
     assert equities == sorted(equities, reverse=True)
     legal = {bytes(p) for p in table.state.plays}
     for row in rows:
-        move = row.split("equity")[0].strip()
+        move = row[5:29].strip()
         assert bytes(parse_play("backgammon", table.state.position, (5, 1), move)) in legal
 
 
@@ -303,7 +310,7 @@ def test_nardi_is_told_in_nardi_words():
     resign mars is understood; the board has no bar column and says the games' score."""
     out = io.StringIO()
     table = Table(_heuristic("nardi"), g.Rules(game="nardi", session_games=2), np.random.default_rng(1),
-                  Console(io.StringIO("help\nresign gammon\nresign mars\n"), out), you_first=True)
+                  Console(io.StringIO("help\nresign gammon\nresign mars\nyes\n"), out), you_first=True)
     table.run()
     text = out.getvalue()
     help_line = next(line for line in text.splitlines() if "commands:" in line)

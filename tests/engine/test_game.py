@@ -202,7 +202,7 @@ def test_double_then_take_gives_the_taker_the_cube_at_twice_the_value():
     taken = g.take(state, side=1)
     assert (taken.cube, taken.cube_owner, taken.phase, taken.mover) == (2, 1, g.Phase.ROLL, 0)
     assert g.actions(taken) == ("roll",)
-    with pytest.raises(RuleError, match="player 1 owns the cube"):
+    with pytest.raises(RuleError, match="the cube belongs to player 1"):
         g.double(taken)
     taker_on_roll = state_at(flip("backgammon", MIDGAME), mover=1, cube=2, owner=1)
     redoubled = g.take(g.double(taker_on_roll))
@@ -265,8 +265,20 @@ def test_no_doubling_in_the_crawford_game_and_back_after_it():
     trailer = state_at(MIDGAME, rules=rules, score=(4, 2), crawford_played=True, mover=1)
     assert trailer.match.post_crawford and g.may_double(trailer)
     leader = state_at(MIDGAME, rules=rules, score=(4, 2), crawford_played=True, mover=0)
-    with pytest.raises(RuleError, match="already wins it the match"):
+    with pytest.raises(RuleError, match="dead cube: .* already gives player 0 the match"):
         g.double(leader)
+
+
+def test_a_refused_double_says_the_reason_of_the_whole_turn_first():
+    """After the roll, the Crawford game, the opponent's cube and a dead cube are named before "only
+    before its roll"; the sides' names are the caller's."""
+    crawford = state_at(MIDGAME, rules=Rules(match_length=5), score=(4, 2), dice=(3, 1))
+    assert g.double_refusal(crawford) == "no doubling in the Crawford game"
+    theirs = state_at(MIDGAME, cube=2, owner=1, dice=(3, 1))
+    assert g.double_refusal(theirs, ("you", "the bot")).startswith("the cube belongs to the bot")
+    dead = state_at(MIDGAME, rules=Rules(match_length=5), score=(3, 0), cube=2, owner=0, dice=(3, 1))
+    assert g.double_refusal(dead, ("you", "the bot")).startswith("dead cube: winning this game at 2 already gives you")
+    assert g.double_refusal(state_at(MIDGAME, dice=(3, 1))) == "a side may double only before its roll"
 
 
 def test_no_double_for_a_side_whose_cube_value_already_wins_the_match():

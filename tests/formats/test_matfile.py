@@ -12,6 +12,7 @@ from engine.errors import FormatError
 from engine.formats.position import read_json_position
 from tests.helpers import gnubg_import, needs_gnubg, replay
 from engine.formats.matfile import (
+    BEAVER,
     DOUBLE,
     DROP,
     MOVE,
@@ -25,6 +26,7 @@ from engine.formats.matfile import (
     money_session,
     player_names,
     read_mat,
+    rules_options,
     swap_sides,
     write_mat,
 )
@@ -175,17 +177,49 @@ def test_records_from_engine_games_round_trip():
         assert kinds.count(DOUBLE) == kinds.count(TAKE) + (result.how == "dropped")
 
 
-def test_beavers_and_nardi_have_no_mat_form():
-    """A beaver (taker keeps the cube at 4x) and long-nardi games are refused."""
-    match = g.new_match(g.Rules(beavers=True))
-    state = g.start_game(match, throws=[(6, 1)])
-    state = g.play(state, state.plays[0])
-    doubled = g.double(state)
-    with pytest.raises(ValueError, match="beaver"):
-        game_record([state, doubled, g.beaver(doubled)])
+def _beaver_game():
+    """A money game with beavers, Jacoby and automatic doubles: one opening tie (cube 2, centred), player
+    0's play, player 1's double to 4 and player 0's beaver to 8; then player 1 resigns a single game (8 points)."""
+    match = g.new_match(g.Rules(beavers=True, jacoby=True, automatic_doubles=2))
+    state = g.start_game(match, throws=[(2, 2), (6, 1)])
+    states = [state, g.play(state, state.plays[0])]
+    states.append(g.double(states[-1]))
+    states.append(g.beaver(states[-1]))
+    states.append(g.accept_resignation(g.offer_resignation(states[-1], 1, 1)))
+    return states
+
+
+def test_a_beaver_and_the_money_options_round_trip_and_nardi_has_no_mat_form():
+    """A beaver is written 'Beavers => 8' in the beavering side's column; the money options and the
+    game's starting cube are comment lines; all of it reads back; long-nardi games are refused."""
+    states = _beaver_game()
+    game = game_record(states)
+    assert [a.kind for a in game.actions] == [MOVE, DOUBLE, BEAVER] and [a.player for a in game.actions] == [0, 1, 0]
+    assert (game.cube, game.winner, game.points) == (2, 0, 8)
+    record = money_session(("bot", "human"), [game], **rules_options(states[0].rules))
+    text = format_mat(record)
+    assert text.startswith('; [Jacoby "On"]\n; [Beaver "On"]\n; [AutomaticDoubles "2"]\n\n 0 point match')
+    assert '; [Cube "2"]' in text and "Doubles => 4" in text and "Beavers => 8" in text
+    assert read_mat(text) == record
+    assert rules_options(g.Rules(match_length=5)) == {}
+    assert format_mat(MatchRecord(("a", "b"), 5, ())).startswith(" 5 point match")  # a match says no options
     nardi = g.start_game(g.new_match(g.Rules(game="nardi")), throws=[(6, 1)])
     with pytest.raises(ValueError, match="backgammon only"):
         game_record([nardi])
+
+
+@needs_gnubg
+def test_gnubg_reads_a_beaver_and_skips_the_comments(tmp_path):
+    """gnubg 1.07 imports the beaver game: a double, the beaver as the taker's redouble, and the
+    resignation worth 8 points at its own cube (its beavers are on by default; it does not know the
+    opening tie, so its cube is 4 after the beaver where ours is 8: the [Cube "2"] line says why)."""
+    record = money_session(("bot", "human"), [game_record(_beaver_game())], jacoby=True, beavers=True,
+                           automatic_doubles=2)
+    imported = gnubg_import(write_mat(record, tmp_path / "beaver.mat"), tmp_path)
+    [game] = imported["games"]
+    actions = [(a["action"], a["player"]) for a in game["game"] if a["action"] in ("double", "take", "drop")]
+    assert actions[:2] == [("double", "O"), ("double", "X")]
+    assert game["info"]["winner"] == "X" and game["info"]["resigned"]
 
 
 def test_swap_sides_money_session_and_names():

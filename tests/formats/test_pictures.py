@@ -266,3 +266,15 @@ def test_nardi_pictures_have_no_cube():
     root = _svg(svg_board("nardi", pos, score=(0, 2, 3)))
     assert _texts(root, "state") == ["3-point match, score 0-2"] and not _of_class(root, "rect", "cube")
     assert ascii_board("nardi", pos, score=(1, 0)).rstrip().endswith(" score 1-0")
+
+
+def test_the_board_names_the_money_options():
+    """Under a money board: Jacoby, beavers and the automatic-doubles limit (or off); long nardi refuses them."""
+    from engine.formats.pictures import money_options_text
+
+    text = ascii_board("backgammon", start_position("backgammon"), score=(1, 0, 0), jacoby=True, beavers=False,
+                       automatic_doubles=3)
+    assert "money play, score 1-0; Jacoby on, beavers off, automatic doubles up to 3" in text
+    assert money_options_text(None, None, 0) == "automatic doubles off"
+    with pytest.raises(ValueError, match="automatic doubles"):
+        ascii_board("nardi", start_position("nardi"), automatic_doubles=1)

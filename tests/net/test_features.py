@@ -49,3 +49,20 @@ def test_hit_chance_of_both_sides_are_swapped_by_flipping():
     a, b = encode("backgammon", pos), encode("backgammon", flip("backgammon", pos))
     np.testing.assert_allclose(a[:, 209], b[:, 210])
     np.testing.assert_allclose(a[:, 210], b[:, 209])
+
+
+def test_whole_board_facts_match_their_definitions():
+    """The longest run of made points and contact (both computed with bit and argmax tricks) equal a
+    plain scan of the board, on random positions of both kinds."""
+    from engine.board import has_contact
+    from model.net.features import _longest_run
+
+    pos = np.concatenate([random_positions("backgammon", 300, seed=s, kind=k)[0]
+                          for s, k in ((1, "midgame"), (2, "race"), (3, "any"))])
+    for row, made in zip(pos, _longest_run(pos[:, :24] >= 2)):
+        runs = "".join("x" if c >= 2 else "." for c in row[:24]).split(".")
+        assert made == max(len(r) for r in runs)
+    for row, contact in zip(pos, has_contact("backgammon", pos)):
+        mine = [25] * int(row[24] > 0) + [p + 1 for p in range(24) if row[p] > 0]
+        theirs = [0] * int(row[25] > 0) + [p + 1 for p in range(24) if row[p] < 0]
+        assert contact == (bool(mine) and bool(theirs) and max(mine) > min(theirs))

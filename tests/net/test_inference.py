@@ -35,3 +35,16 @@ def test_reader_refuses_pickled_code(tmp_path):
     for backend in ("numpy", "torch"):
         with pytest.raises(CheckpointError, match="not a readable checkpoint"):
             load_net(path, backend=backend)
+
+
+def test_numpy_net_in_blocks_gives_the_same_numbers(tmp_path, monkeypatch):
+    """A batch longer than a block goes through block by block: the same probabilities as in one go."""
+    from model.net import inference
+
+    torch.manual_seed(1)
+    save(tmp_path / "c.safetensors", OutcomeNet(NetConfig("backgammon", (32,))), games=1)
+    net, _ = load_net(tmp_path / "c.safetensors", backend="numpy")
+    positions = random_positions("backgammon", 300, seed=2)[0]
+    whole = net.probabilities(positions)
+    monkeypatch.setattr(inference, "CHUNK", 7)
+    np.testing.assert_allclose(net.probabilities(positions), whole, rtol=1e-6, atol=1e-7)

@@ -179,3 +179,20 @@ def test_a_short_match_against_gnubg():
     assert zero.capped.sum() == 0 and (zero.points != 0).all()
     one = play_games(make_player("gnubg-1ply", "backgammon"), make_player("heuristic", "backgammon"), 4, seed=2)
     assert one.names == ("gnubg-1ply", "heuristic") and (one.points != 0).all()
+
+
+def test_group_argmax_takes_each_groups_first_best():
+    """The one-pass group_argmax equals a plain scan: per parent, the first child with the highest
+    score, with ties, -inf and groups of one; a group without a child is refused."""
+    from model.players.base import group_argmax
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        n = int(rng.integers(1, 30))
+        parent = np.repeat(np.arange(n), rng.integers(1, 6, n))
+        scores = rng.integers(0, 4, len(parent)).astype(float)
+        scores[rng.random(len(parent)) < 0.1] = -np.inf
+        want = [int(np.flatnonzero(parent == g)[np.argmax(scores[parent == g])]) for g in range(n)]
+        assert group_argmax(scores, parent, n).tolist() == want
+    with pytest.raises(ValueError, match="at least one child"):
+        group_argmax(np.zeros(3), np.array([0, 0, 2]), 3)

@@ -62,3 +62,21 @@ def test_the_policy_filters_then_looks_deeper():
     assert (depth[order[:3]] == 1).all()
     deep = depth == 1
     np.testing.assert_allclose(probs[deep], child_probabilities_ahead(net, kids[deep], 1))
+
+
+def test_the_luck_keeps_each_rolls_k_best_by_score():
+    """The rollouts' top-K per roll (K passes of group_argmax) is the first K of each group in a sort by
+    score, ties to the first, groups smaller than K kept whole."""
+    from model.players.base import group_top
+
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        n = int(rng.integers(1, 25))
+        parent = np.repeat(np.arange(n), rng.integers(1, 8, n))
+        scores = rng.integers(0, 5, len(parent)).astype(float)
+        for k in (1, 2, 4, 6):
+            want = np.zeros(len(parent), dtype=bool)
+            for g in range(n):
+                rows = np.flatnonzero(parent == g)
+                want[rows[np.argsort(-scores[rows], kind="stable")[:k]]] = True
+            np.testing.assert_array_equal(group_top(scores, parent, n, k), want)

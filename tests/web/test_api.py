@@ -259,13 +259,20 @@ def test_regions_match_the_drawing():
         assert len(inside) == min(int(pos[point - 1]), 5), point
 
 
-def test_match_analysis_answers_not_implemented_without_its_module(client):
-    """/api/analyse needs model.search.analysis (another room); without it: 501 and one line."""
-    import importlib.util
+def test_match_analysis_answers_as_the_command_does(client):
+    """/api/analyse of a .mat file is analyse_mat_text's answer (what ``analyse --json`` prints); a
+    text that is no match, and a bad ply, are a 400 with one line."""
+    from model.analysis.review import analyse_mat_text
 
-    if importlib.util.find_spec("model.search.analysis") is not None:
-        pytest.skip("the match analysis is installed")
-    assert "analysis" in refused(client.post("/api/analyse", content=b"1 point match\n"), 501)
+    text = (ROOT / "tests" / "data" / "gnubg_3point.mat").read_text()
+    answer = client.post("/api/analyse?ply=0", content=text.encode())
+    assert answer.status_code == 200, answer.text
+    expected = json.loads(json.dumps(analyse_mat_text(text, None, 0)))
+    got = answer.json()
+    assert got.pop("seconds") >= 0 and expected.pop("seconds") >= 0  # the only field that may differ
+    assert got == expected
+    assert refused(client.post("/api/analyse", content=b"1 point match\n Game 1\n 1) 99: 24/1\n"))
+    assert "ply" in refused(client.post("/api/analyse?ply=5", content=text.encode()))
 
 
 def test_command_line_errors_are_one_line():

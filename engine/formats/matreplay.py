@@ -1,0 +1,138 @@
+"""Replaying a .mat record (engine/formats/matfile.py's ``MatchRecord``) through the rules of engine/game.py.
+
+    for game in replay_match(read_mat(text)):          # one GameReplay per game of the record
+        for step in game.steps:                        # every decision, in order, with its state
+            step.kind, step.player, step.state         # "roll" | "double" | "take" | "drop" | "move"
+            step.child                                 # "move": the position the play left
+
+Each step is one decision a player made, with the ``GameState`` in which it was made: ``roll`` (on
+roll, dice not thrown: the side rolled instead of doubling; the opening throw has no such step),
+``double``, ``take`` or ``drop`` (the doubled side's answer, the state still seen by the doubler),
+and ``move`` (the dice thrown; ``child`` is the play's result in the mover's frame, before the turn
+passes). The rules decide everything here: whose turn it is, whether a double is allowed (not in the
+Crawford game, not when the cube already wins the match), whether a play is legal (engine.notation's
+``parse_play`` reads gnubg's step form and refuses an illegal play with the reason).
+
+The match state of each game is rebuilt from the record: its scores, the Crawford game as the first
+game in which a side stands one point from the match (gnubg's reader assumes the Crawford rule too),
+and for money play the Jacoby rule as asked (gnubg's reader takes it from its own setting, on by
+default). A game that ends by a resignation stops before its last state is over; its ``Wins N
+points`` stays in the record. Anything the rules refuse raises FormatError naming the game, the
+entry and the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from engine import game as g
+from engine.errors import FormatError
+from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, GameRecord, MatchRecord
+from engine.notation import parse_play
+
+ROLL = "roll"
+STEP_KINDS = (ROLL, DOUBLE, TAKE, DROP, MOVE)
+
+
+@dataclass(frozen=True, eq=False)
+class Step:
+    """One decision of a game: what ``player`` did in ``state`` (see the module docstring)."""
+
+    kind: str  # one of STEP_KINDS
+    player: int
+    state: g.GameState  # the state in which the decision was made
+    entry: int  # index of the record's action (0-based); a roll step shares its move's
+    child: np.ndarray | None = None  # MOVE: the position after the play (mover's frame)
+
+
+@dataclass(frozen=True, eq=False)
+class GameReplay:
+    """One replayed game: the record, the match state it began in, its steps and its last state."""
+
+    record: GameRecord
+    number: int  # 1-based, as the file counts games
+    match: g.MatchState
+    steps: tuple[Step, ...]
+    final: g.GameState | None  # None for a game without actions
+
+    @property
+    def moves(self) -> tuple[Step, ...]:
+        return tuple(s for s in self.steps if s.kind == MOVE)
+
+
+def match_rules(record: MatchRecord, jacoby: bool = True) -> g.Rules:
+    """The rules a record is replayed under: its length, the cube on, Jacoby (money only) as asked."""
+    if record.match_length > 25:
+        raise FormatError(f".mat: a match is 1..25 points long (0 = money), got {record.match_length}")
+    return g.Rules(match_length=record.match_length, jacoby=bool(jacoby and record.match_length == 0))
+
+
+def replay_match(record: MatchRecord, jacoby: bool = True) -> list[GameReplay]:
+    """Every game of ``record`` replayed (module docstring); FormatError for anything the rules refuse."""
+    rules = match_rules(record, jacoby)
+    out, crawford_played = [], False
+    for number, game in enumerate(record.games, 1):
+        match = g.MatchState(rules, score=game.scores, crawford_played=crawford_played)
+        if match.is_over:
+            raise FormatError(f".mat game {number}: the score {game.scores[0]}-{game.scores[1]} already ends "
+                              f"the {rules.match_length}-point match")
+        crawford_played = crawford_played or match.is_crawford
+        out.append(replay_game(game, number, match))
+    return out
+
+
+def _opening(match: g.MatchState, action, number: int) -> g.GameState:
+    """The game's first state: the opening throw is the first play's dice, the higher die its player's."""
+    if action.kind != MOVE:
+        raise FormatError(f".mat game {number}: a game opens with a play of the opening throw, not a {action.kind}")
+    high, low = max(action.dice), min(action.dice)
+    if high == low:
+        raise FormatError(f".mat game {number}: the opening throw is never a double, got {high}-{low}")
+    throws = ((high, low),) if action.player == 0 else ((low, high),)
+    return g.start_game(match, throws=throws)
+
+
+def replay_game(game: GameRecord, number: int, match: g.MatchState) -> GameReplay:
+    """One game's steps from its first state (``match``: the score and Crawford flag it began with)."""
+    if not game.actions:
+        return GameReplay(game, number, match, (), None)
+    state = _opening(match, game.actions[0], number)
+    steps = []
+    for entry, action in enumerate(game.actions):
+        where = f".mat game {number}, entry {entry + 1}"
+        if state.is_over:
+            raise FormatError(f"{where}: the game is already over")
+        if action.player != state.to_act:
+            raise FormatError(f"{where}: player {action.player} acts, but it is player {state.to_act}'s turn")
+        try:
+            state = _apply(state, action, entry, steps)
+        except ValueError as err:  # RuleError, IllegalPlayError, FormatError
+            raise FormatError(f"{where} ({_describe(action)}): {err}") from None
+    return GameReplay(game, number, match, tuple(steps), state)
+
+
+def _apply(state: g.GameState, action, entry: int, steps: list) -> g.GameState:
+    """The state after ``action``; the steps it makes are appended to ``steps``."""
+    player = action.player
+    if action.kind == MOVE:
+        if state.phase is g.Phase.ROLL:
+            steps.append(Step(ROLL, player, state, entry))
+            state = g.roll(state, action.dice)
+        elif state.phase is not g.Phase.MOVE or tuple(sorted(state.dice)) != tuple(sorted(action.dice)):
+            raise g.RuleError(f"no play of {action.dice[0]}-{action.dice[1]} now ({state.phase.value} phase)")
+        child = parse_play(state.game, state.position, state.dice, action.play)
+        steps.append(Step(MOVE, player, state, entry, child))
+        return g.play(state, child)
+    steps.append(Step(action.kind, player, state, entry))
+    return {DOUBLE: g.double, TAKE: g.take, DROP: g.drop}[action.kind](state)
+
+
+def _describe(action) -> str:
+    if action.kind == MOVE:
+        return f"{action.dice[0]}{action.dice[1]}: {action.play or '(no play)'}"
+    return action.kind
+
+
+__all__ = ["ROLL", "STEP_KINDS", "GameReplay", "Step", "match_rules", "replay_game", "replay_match"]

@@ -1,0 +1,381 @@
+"""Analysis of whole matches: every checker play, cube decision and roll of a .mat record, rated.
+
+    from model import Bot
+    from model.analysis.review import analyse_mat_text
+    report = analyse_mat_text(open("match.mat").read(), Bot.load(), plies=2)   # a JSON-ready dict
+
+The record is replayed through the rules (engine/formats/matreplay.py) and every decision is put to
+the project's one policy (model/cube/policy.py ``CubePolicy`` at ``plies``, its move filter, cubeful
+values), as hint, play and serve decide:
+
+* Checker play: every legal play is ranked (``rank_plays``; the play made is always looked at the full
+  depth, as gnubg's analysis does); the loss is the best play's value minus the value of the play made.
+  Values are cubeful money equity per cube, or match-winning chance (MWC) at a match score.
+* Cube decisions: at every turn on which the side on roll may double, the cube decision of the
+  position (no double / double, take / double, pass, in normalised equity per cube: gnubg's
+  ``mwc2eq`` in a match). Not doubling loses ``optimal - ND`` (a missed double), doubling
+  ``optimal - min(DT, DP)`` (a wrong double); the doubled side loses ``DT - DP`` by a take when a pass
+  was right (a wrong take) and ``DP - DT`` by a pass when a take was right (a wrong pass).
+* Luck of each roll (gnubg's method, 0-ply whatever ``plies``): the value of the best play of the roll
+  thrown minus the average of that value over the 21 rolls (weights 1/36 and 2/36); the opening throw,
+  which also decides who plays, is measured against the 30 non-double throws, half of them the
+  opponent's.
+* ``rollout`` N > 0: the ``rollout_max`` worst decisions marked bad or very bad are rolled out again
+  (model/search/rollout.py, cubeful trials, N each): a checker play against the best play (same dice in
+  both, so their difference is sharp), a cube decision as the rollout decides it; their losses and
+  marks then come from the rollout.
+
+Marks and statistics: model/analysis/marks.py (gnubg's thresholds). Network calls are batched across
+all positions of the match: one legal_plays call and one network call per batch (``CHUNK`` positions
+per batch at each depth keeps memory bounded at 2-ply).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from engine.board import flip
+from engine.errors import FormatError
+from engine.formats.match_id import CUBE_CENTRED, MatchInfo, write_match_id
+from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, MatchRecord, read_mat
+from engine.formats.matreplay import ROLL, GameReplay, replay_match
+from engine.formats.position import write_json_position, write_position_id
+from engine.game import may_double
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from engine.notation import format_plays
+from model.analysis.marks import (
+    CLOSE_CUBE,
+    LUCK_THRESHOLDS,
+    THRESHOLDS,
+    luck_mark,
+    mark,
+    player_statistics,
+)
+from model.cube import decisions as cube
+from model.cube.policy import CubePolicy, cube_view, ranking_order
+from model.players.base import group_argmax, group_starts
+
+CHUNK = {0: 1024, 1: 32, 2: 2}
+"""Checker decisions per batch at each depth (plies above 2: 1): at 2-ply two positions' candidates
+already make some 150,000 positions for the network. A cube decision costs about what one candidate
+play does (CUBE_CHUNK times more of them per batch); the luck looks at 21 rolls of LUCK_CHUNK turns."""
+CUBE_CHUNK, LUCK_CHUNK = 8, 128
+TOP_PLAYS = 5
+"""Plays listed per checker decision in the report (the play made is listed too)."""
+SCHEMA = "nardibot-match-analysis/1"
+
+
+def _chunks(n: int, size: int):
+    for start in range(0, n, size):
+        yield slice(start, min(n, start + size))
+
+
+def _normalised(values, view):
+    """Normalised equity of values: money values already are (per cube); MWC -> mwc2eq."""
+    return np.asarray(values, dtype=np.float64) if view.is_money else cube.mwc2eq(values, view)
+
+
+def match_id_of(state, dice=None) -> str:
+    """gnubg's Match ID of an engine.game state (the side on roll; a waiting double; ``dice`` thrown)."""
+    owner = CUBE_CENTRED if state.cube_owner is None else state.cube_owner
+    info = MatchInfo(cube_value=state.cube, cube_owner=owner, player_on_roll=state.mover,
+                     crawford=state.match.is_crawford, double_offered=state.phase.value == "take",
+                     dice=tuple(dice) if dice is not None else (0, 0), match_length=state.match.length,
+                     scores=state.match.score, jacoby=state.rules.jacoby)
+    return write_match_id(info)
+
+
+# ----------------------------------------------------------------------------------------------
+# checker play
+
+
+def _rate_plays(policy: CubePolicy, steps, views) -> list[dict]:
+    """One dict per move step: the ranked plays, the play made, its loss (see the module docstring)."""
+    game = policy.game
+    out = []
+    for part in _chunks(len(steps), CHUNK.get(policy.plies, 1)):
+        chunk, chunk_views = steps[part], views[part]
+        positions = np.stack([s.state.position for s in chunk])
+        dice = np.array([s.state.dice for s in chunk])
+        children, parent = legal_plays(game, positions, dice)
+        start, count = group_starts(parent, len(chunk))
+        played = []
+        for i, step in enumerate(chunk):
+            block = children[start[i]:start[i] + count[i]]
+            hit = np.flatnonzero((block == step.child).all(axis=1))
+            if len(hit) != 1:
+                raise FormatError(f".mat game: a play that is not among the legal ones ({step.state.dice})")
+            played.append(start[i] + hit[0])
+        value, _probs, depth = policy.rank_plays(children, parent, chunk_views, include=played)
+        for i, step in enumerate(chunk):
+            out.append(_play_report(game, step, chunk_views[i], children, value, depth,
+                                    start[i], count[i], played[i]))
+    return out
+
+
+def _play_report(game, step, view, children, value, depth, first, count, played) -> dict:
+    block = np.arange(first, first + count)
+    order = block[ranking_order(value[block], depth[block])]
+    best = order[0]
+    money = view.is_money
+    emg = _normalised(value[block], view)  # emg[k - first]: child k's value in normalised equity
+    loss = max(0.0, float(emg[best - first] - emg[played - first]))
+    shown = [int(k) for k in order[:TOP_PLAYS]]
+    if played not in shown:
+        shown.append(int(played))
+    texts = format_plays(game, step.state.position, step.state.dice, children[shown])
+    plays = [{"move": text, "rank": int(np.flatnonzero(order == k)[0]) + 1, "ply": int(depth[k]),
+              "equity": float(emg[k - first]), "mwc": None if money else float(value[k])}
+             for k, text in zip(shown, texts)]
+    return {
+        "dice": [int(d) for d in step.state.dice],
+        "choices": int(count),
+        "played": plays[shown.index(int(played))]["move"],
+        "best": plays[0]["move"],
+        "played_rank": plays[shown.index(int(played))]["rank"],
+        "plays": plays,
+        "loss": loss,
+        "loss_mwc": None if money else max(0.0, float(value[best] - value[played])),
+        "evaluated": f"{int(depth[played])}-ply",
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# cube decisions
+
+
+def _cube_numbers(decision, i=0) -> dict:
+    """The three equities (normalised) and MWCs of a CubeDecision's item ``i``, and what is right."""
+    d = decision
+    out = {"no_double": float(d.no_double[i]), "double_take": float(d.double_take[i]),
+           "double_pass": float(d.double_pass[i]), "right": str(d.labels[i]),
+           "doubling_right": bool(d.double[i]), "response_right": str(d.response[i]),
+           "optimal": float(d.optimal[i])}
+    if d.no_double_mwc is not None:
+        out.update(no_double_mwc=float(d.no_double_mwc[i]), double_take_mwc=float(d.double_take_mwc[i]),
+                   double_pass_mwc=float(d.double_pass_mwc[i]))
+    return out
+
+
+def _rate_cube(policy: CubePolicy, steps, views) -> list[dict]:
+    """The cube decision (``_cube_numbers``) of each on-roll step's position, looked at ``plies`` deep."""
+    out = []
+    for part in _chunks(len(steps), CUBE_CHUNK * CHUNK.get(policy.plies, 1)):
+        positions = np.stack([s.state.position for s in steps[part]])
+        probs = policy.on_roll_probabilities(positions)
+        for k, (pos, view) in enumerate(zip(positions, views[part])):
+            out.append({**_cube_numbers(policy.cube_decision(pos, view, probs[k])), "ply": policy.plies})
+    return out
+
+
+def cube_losses(numbers: dict, kind: str, money: bool) -> tuple[str, float, float | None, str | None]:
+    """(action, loss, loss in MWC, error kind) of a cube step of ``kind`` (roll, double, take, drop)
+    from the doubler's cube numbers (module docstring)."""
+    nd, dt, dp = numbers["no_double"], numbers["double_take"], numbers["double_pass"]
+    optimal = nd if not numbers["doubling_right"] else min(dt, dp)
+    m = None if money else {k: numbers[k + "_mwc"] for k in ("no_double", "double_take", "double_pass")}
+    m_opt = None if money else (m["no_double"] if not numbers["doubling_right"] else
+                                min(m["double_take"], m["double_pass"]))
+    if kind == ROLL:
+        action, loss = "no double", optimal - nd
+        loss_mwc = None if money else m_opt - m["no_double"]
+        error = "missed double"
+    elif kind == DOUBLE:
+        action, loss = "double", optimal - min(dt, dp)
+        loss_mwc = None if money else m_opt - min(m["double_take"], m["double_pass"])
+        error = "wrong double"
+    elif kind == TAKE:
+        action, loss = "take", dt - dp
+        loss_mwc = None if money else m["double_take"] - m["double_pass"]
+        error = "wrong take"
+    else:
+        action, loss = "pass", dp - dt
+        loss_mwc = None if money else m["double_pass"] - m["double_take"]
+        error = "wrong pass"
+    loss = max(0.0, loss)
+    loss_mwc = None if money else max(0.0, loss_mwc)
+    return action, loss, loss_mwc, (error if loss > 1e-9 else None)
+
+
+# ----------------------------------------------------------------------------------------------
+# luck
+
+
+def _luck(policy0: CubePolicy, steps, views, openings) -> list[tuple[float, float | None]]:
+    """(luck in normalised equity, luck in MWC or None) of the roll of each move step (0-ply)."""
+    game = policy0.game
+    items = []  # (position, view, step index, mine: the mover's own rolls or the opponent's)
+    for i, (step, view) in enumerate(zip(steps, views)):
+        items.append((step.state.position, view, i, True))
+        if openings[i]:
+            items.append((flip(game, step.state.position), cube_view(step.state, 1 - step.player), i, False))
+    values = np.empty((len(items), len(ALL_ROLLS)))
+    rolls = len(ALL_ROLLS)
+    for part in _chunks(len(items), LUCK_CHUNK):
+        chunk = items[part]
+        frontier = np.repeat(np.stack([it[0] for it in chunk]), rolls, axis=0)
+        dice = np.tile(ALL_ROLLS, (len(chunk), 1))
+        fviews = [it[1] for it in chunk for _ in range(rolls)]
+        children, parent = legal_plays(game, frontier, dice)
+        value, _, _ = policy0.rank_plays(children, parent, fviews)
+        best = group_argmax(value, parent, len(frontier))
+        values[part] = value[best].reshape(len(chunk), rolls)
+    out = []
+    k = 0
+    for i, (step, view) in enumerate(zip(steps, views)):
+        mine = values[k]
+        k += 1
+        roll = int(np.flatnonzero((ALL_ROLLS == sorted(step.state.dice, reverse=True)).all(axis=1))[0])
+        if openings[i]:
+            theirs = values[k]
+            k += 1
+            theirs = (1.0 - theirs) if not view.is_money else -theirs  # the opponent's rolls, my value
+            singles = ALL_ROLLS[:, 0] != ALL_ROLLS[:, 1]
+            mean_native = (mine[singles].sum() + theirs[singles].sum()) / (2 * singles.sum())
+            mean_eq = (_normalised(mine[singles], view).sum() + _normalised(theirs[singles], view).sum()) / (
+                2 * singles.sum())
+        else:
+            mean_native = float(ROLL_WEIGHTS @ mine)
+            mean_eq = float(ROLL_WEIGHTS @ _normalised(mine, view))
+        luck = float(_normalised(mine[roll], view)) - mean_eq
+        out.append((luck, None if view.is_money else float(mine[roll] - mean_native)))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# the whole match
+
+
+def _base(game: GameReplay, index: int, step, kind: str, view, dice=None) -> dict:
+    """The fields every decision has (the JSON schema in model/cli/analyse.py)."""
+    state = step.state
+    return {"game": game.number, "index": index, "entry": step.entry + 1, "player": step.player, "kind": kind,
+            "position": write_json_position(state.position), "position_id": write_position_id(state.position),
+            "match_id": match_id_of(state, dice),
+            "cube": {"value": view.value, "owner": view.owner, "score": [view.score_me, view.score_opp],
+                     "crawford": view.crawford}}
+
+
+def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, rollout_max: int = 10,
+                   jacoby: bool = True, met: str | None = None, seed: int = 0) -> dict:
+    """The analysis of ``record`` as a JSON-ready dict (model/cli/analyse.py documents its schema).
+    ``bot``: a model.bot Bot with a network; ``jacoby``: money play under the Jacoby rule (gnubg's
+    default when it imports a .mat). FormatError (a ValueError) for a record the rules refuse."""
+    if bot.net is None or bot.game != "backgammon":
+        raise ValueError(f"{bot.name}: match analysis needs a backgammon network")
+    if plies < 0 or rollout < 0 or rollout == 1:
+        raise ValueError("plies must be >= 0 and rollout trials 0 (none) or at least 2")
+    started = time.perf_counter()
+    games = replay_match(record, jacoby)
+    if not any(game.steps for game in games):
+        raise FormatError(".mat: no game with any play in it")
+    policy, policy0 = CubePolicy.for_bot(bot, plies), CubePolicy.for_bot(bot, 0)
+    kw = {} if met is None else {"met": met}
+    moves, cubes = [], []  # (game, step, view)
+    for game in games:
+        for step in game.steps:
+            if step.kind == MOVE:
+                moves.append((game, step, cube_view(step.state, step.player, **kw)))
+            elif step.kind in (ROLL, DOUBLE) and may_double(step.state):
+                cubes.append((game, step, cube_view(step.state, step.player, **kw)))
+    openings = [step is game.steps[0] for game, step, _ in moves]
+    move_steps, move_views = [m[1] for m in moves], [m[2] for m in moves]
+    plays = _rate_plays(policy, move_steps, move_views)
+    lucks = _luck(policy0, move_steps, move_views, openings)
+    numbers = _rate_cube(policy, [c[1] for c in cubes], [c[2] for c in cubes])
+    rated = {id(step): (view, play, luck) for (_, step, view), play, luck in zip(moves, plays, lucks)}
+    rated |= {id(step): (view, nums, None) for (_, step, view), nums in zip(cubes, numbers)}
+    decisions, contexts, games_out = [], [], []  # contexts: (position, view) of each decision
+    for game in games:
+        mine, doubled = [], None
+        for step in game.steps:
+            if step.kind in (TAKE, DROP):  # answered from the doubler's numbers, just rated
+                found = doubled
+            else:
+                found = rated.get(id(step))
+                doubled = found if step.kind == DOUBLE else None
+            if found is None:
+                continue  # a roll on which the side could not double
+            view, numbers_or_play, luck = found
+            contexts.append((step.state.position, view))
+            if step.kind == MOVE:
+                mine.append(_move_decision(game, len(mine) + 1, step, view, numbers_or_play, luck))
+            else:
+                mine.append(_cube_decision(game, len(mine) + 1, step, view, numbers_or_play))
+        decisions += mine
+        games_out.append(_game_summary(game, mine))
+    if rollout:
+        from model.analysis.rollouts import roll_out_worst
+
+        roll_out_worst(bot, decisions, contexts, rollout, rollout_max, seed)
+    match = record.match_length > 0
+    return {
+        "schema": SCHEMA,
+        "players": list(record.names),
+        "match_length": record.match_length,
+        "jacoby": bool(jacoby) if not match else None,
+        "bot": bot.name,
+        "ply": plies,
+        "rollout": {"trials": rollout, "at_most": rollout_max, "seed": seed} if rollout else None,
+        "thresholds": {**{k.replace(" ", "_"): v for k, v in THRESHOLDS.items()},
+                       **{k.replace(" ", "_"): v for k, v in LUCK_THRESHOLDS.items()}, "close_cube": CLOSE_CUBE,
+                       "unit": "normalised equity per cube (gnubg's EMG)"},
+        "games": games_out,
+        "decisions": decisions,
+        "statistics": [{"player": p, "name": record.names[p], **player_statistics(decisions, p, match)}
+                       for p in (0, 1)],
+        "seconds": time.perf_counter() - started,
+    }
+
+
+def _move_decision(game, index, step, view, play, luck) -> dict:
+    d = _base(game, index, step, "move", view, step.state.dice)
+    d.update(play)
+    d["mark"] = mark(d["loss"])
+    d["luck"], d["luck_mwc"] = luck
+    d["luck_mark"] = luck_mark(luck[0])
+    return d
+
+
+def _cube_decision(game, index, step, view, numbers) -> dict:
+    """A cube decision: on roll (kind "double": the action was "double" or "no double") or the
+    doubled side's answer (kind "take": "take" or "pass"); the numbers are the doubler's."""
+    action, loss, loss_mwc, error = cube_losses(numbers, step.kind, view.is_money)
+    kind = "take" if step.kind in (TAKE, DROP) else "double"
+    d = _base(game, index, step, kind, view)
+    d.update(action=action, right=numbers["response_right"] if kind == "take" else
+             ("double" if numbers["doubling_right"] else "no double"), proper=numbers["right"],
+             equities={k: v for k, v in numbers.items() if k in ("no_double", "double_take", "double_pass")},
+             mwc=None if view.is_money else {k: numbers[k + "_mwc"] for k in ("no_double", "double_take",
+                                                                                "double_pass")},
+             loss=loss, loss_mwc=loss_mwc, error=error, mark=mark(loss),
+             close=bool(numbers["optimal"] - min(numbers["double_take"], numbers["double_pass"]) < CLOSE_CUBE),
+             evaluated=f"{numbers.get('ply', 0)}-ply")
+    return d
+
+
+def _game_summary(game: GameReplay, decisions: list[dict]) -> dict:
+    """A game's score, result (from the record; how it ended from the replay) and decision count."""
+    record, final = game.record, game.final
+    how = None
+    if record.winner is not None:
+        how = final.result.how if final is not None and final.is_over else "resigned"
+    return {"number": game.number, "score": list(record.scores), "crawford": game.match.is_crawford,
+            "winner": record.winner, "points": record.points if record.winner is not None else None,
+            "ended": how, "decisions": len(decisions)}
+
+
+def analyse_mat_text(text: str, bot=None, plies: int = 0, **options) -> dict:
+    """``analyse_record`` of a .mat file's text (``bot``: a model.bot Bot, the shipped network when
+    None); FormatError (a ValueError) with one line for text that is no .mat file or that the rules
+    refuse. The HTTP API's entry."""
+    if bot is None:
+        from model.bot import Bot
+
+        bot = Bot.load()
+    return analyse_record(read_mat(text), bot, plies, **options)
+
+
+__all__ = ["SCHEMA", "analyse_mat_text", "analyse_record", "cube_losses", "match_id_of"]
