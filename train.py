@@ -2,11 +2,16 @@
 
     python train.py --game backgammon --games 300000 --run-dir runs/bg --out checkpoints/backgammon.safetensors
     python train.py --run-dir runs/bg --resume                          # continue a stopped run
+    python train.py --game backgammon --games 300000 --run-dir runs/bg --actors 2   # self-play on Ray
 
 A resumed run keeps its own settings (game, --games, network, learning-rate schedule, lambda, batch
 sizes, seed...) as its latest invocation left them in last.pt; a flag given with --resume changes one
 from then on, and the run says in one line which it kept and which it changed. --minutes, --out,
---device, --threads and --no-progress belong to the invocation and are never taken from the run.
+--device, --threads, --no-progress, --actors, --ray-address and --actor-gpus belong to the invocation
+and are never taken from the run.
+
+--actors N plays self-play in N Ray actors (model/train/actors.py; the [ray] extra), on this machine or
+on the cluster of --ray-address, the learner staying in this process; without it nothing of Ray is used.
 
 Every --checkpoint-every games the run writes <run-dir>/last.pt atomically (kill it at any moment:
 --resume continues from there) and a small snapshot under <run-dir>/snapshots/ for the strength
@@ -279,13 +284,12 @@ def train(argv: list[str]) -> int:
         learner.opt.load_state_dict(optimizer_state)
     if args.actors:  # the actors play on CPUs (or --actor-gpus); the learner stays on --device
         try:
-            source = RayActors(args.actors, net.cpu(), games=args.parallel_games, lam=args.lam,
+            source = RayActors(args.actors, net, games=args.parallel_games, lam=args.lam,
                                seed=args.seed + games_done, explore=args.explore,
                                exact_endgames=args.exact_endgames, address=args.ray_address,
                                gpus=args.actor_gpus, log=tqdm.write)
         except ActorsError as e:
             raise UsageError(str(e)) from None
-        net.to(device)
         print(f"{args.actors} self-play actors on Ray (pids {' '.join(map(str, source.pids))})", flush=True)
     else:
         actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,

@@ -53,6 +53,7 @@ def one(setting: str, args) -> dict:
         import ray
         from ray.cluster_utils import Cluster
 
+        os.environ.setdefault("RAY_worker_niceness", "0")  # as model/net/cluster.py starts Ray
         cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
         cluster.add_node(num_cpus=1)
         ray.init(address=cluster.address, runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})

@@ -20,7 +20,7 @@ class ClusterError(RuntimeError):
 def start_ray(address: str = "", cpus: int = 0, flag: str = "--workers"):
     """The ``ray`` module, connected: to the cluster at ``address`` (HOST:PORT or "auto"), or, without
     one, to a cluster started here with ``cpus`` CPUs (at least the machine's cores), its workers finding
-    this checkout on their path. Returns (ray, whether this call started Ray: then the caller stops it
+    this checkout on their path and running at this process's priority. Returns (ray, whether this call started Ray: then the caller stops it
     with ray.shutdown()). ClusterError when Ray is missing or the cluster cannot be joined."""
     try:
         import ray
@@ -34,12 +34,16 @@ def start_ray(address: str = "", cpus: int = 0, flag: str = "--workers"):
         if address:
             ray.init(address=address, logging_level=logging.WARNING)
         else:
+            # Ray lowers its workers' priority (nice 15) by default; here they do the command's main work,
+            # so they run at the command's own priority (RAY_worker_niceness set beforehand wins)
+            os.environ.setdefault("RAY_worker_niceness", "0")
             path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
             ray.init(num_cpus=max(os.cpu_count() or 1, cpus), include_dashboard=False,
                      logging_level=logging.WARNING, runtime_env={"env_vars": {"PYTHONPATH": path}})
-    except (ConnectionError, ValueError, RuntimeError) as e:
+    except Exception as e:  # noqa: BLE001 - Ray raises bare Exceptions too (a node that starts too slowly)
         reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise ClusterError(f"cannot join the Ray cluster at {address or 'this machine'}: {reason}") from None
+        what = f"join the Ray cluster at {address}" if address else "start Ray on this machine"
+        raise ClusterError(f"cannot {what}: {reason}") from None
     return ray, True
 
 

@@ -109,7 +109,7 @@ def test_actors_survive_a_kill_stop_on_sigterm_and_the_run_resumes_with_or_witho
 
 def test_actor_flags_are_checked_in_one_line(tmp_path):
     for flags, said in ((["--ray-address", "auto"], "--ray-address"), (["--actors", "-1"], "--actors"),
-                        (["--actors", "1", "--ray-address", "127.0.0.1:1"], "cannot join the Ray cluster")):
+                        (["--actors", "1", "--ray-address", "127.0.0.1:1"], "cannot join the Ray cluster at 127.0.0.1:1")):
         done = subprocess.run([sys.executable, str(ROOT / "train.py"), *SMALL, "--run-dir", str(tmp_path / "r"),
                                *flags], env=ENV, cwd=ROOT, capture_output=True, text=True, timeout=300, check=False)
         assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
