@@ -109,7 +109,9 @@ def main(argv: list[str]) -> int:
     loads = [os.getloadavg()[0]]
     for r in range(args.runs):
         for setting in settings:
-            flags = [a for a in argv if not a.startswith("--json")]
+            flags = ["--checkpoint", args.checkpoint, "--parallel-games", str(args.parallel_games),
+                     "--samples-per-update", str(args.samples_per_update), "--updates", str(args.updates),
+                     "--threads", str(args.threads)]
             done = subprocess.run([sys.executable, __file__, *flags, "--one", setting], capture_output=True,
                                   text=True, cwd=ROOT, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
             line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]

@@ -18,15 +18,20 @@ from model.search.rollout_workers import chunk_trials
 from model.search.trials import Trials
 from tests.helpers import ROOT, save_tiny_checkpoints
 
-ray = pytest.importorskip("ray")
 TRIALS, SEED, BATCH = 60, 4, 16
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
+def tiny(tmp_path_factory):
     path = save_tiny_checkpoints(tmp_path_factory.mktemp("workers"))["backgammon"]
+    return path, load_net(path, backend="numpy")[0]
+
+
+@pytest.fixture
+def ray_here():
+    ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
-    yield path, load_net(path, backend="numpy")[0]
+    yield ray
     ray.shutdown()
 
 
@@ -35,10 +40,10 @@ def numbers(result) -> list:
         tuple(result.separation.values())]
 
 
-def test_one_and_two_workers_give_identical_statistics(setup):
+def test_one_and_two_workers_give_identical_statistics(tiny, ray_here):
     from model.search.rollout_workers import ray_trials
 
-    path, net = setup
+    path, net = tiny
     pos = start_position("backgammon", 1)[0]
     kw = {"trials": TRIALS, "seed": SEED, "truncate": 6, "batch": BATCH}
     one = rollout(net, pos, (4, 2), engine=ray_trials(1), **kw)
@@ -50,6 +55,7 @@ def test_one_and_two_workers_give_identical_statistics(setup):
     np.testing.assert_allclose([p.equity for p in here.plays], [p.equity for p in one.plays], atol=1e-6)
 
     # the command line, in a Ray of its own, gives the same numbers again
+    ray_here.shutdown()
     done = subprocess.run([sys.executable, "evaluate.py", "rollout", "4HPwATDgc/ABMA", "--dice", "42", "--bot",
                            str(path), "--trials", str(TRIALS), "--seed", str(SEED), "--truncate", "6", "--batch",
                            str(BATCH), "--workers", "2", "--json", "--no-progress"], cwd=ROOT, capture_output=True,
@@ -60,12 +66,12 @@ def test_one_and_two_workers_give_identical_statistics(setup):
         (p.label, p.equity, p.equity_se) for p in one.plays]
 
 
-def test_a_trial_range_plays_the_dice_of_its_own_trials(setup):
-    """Trials(first=a) of b - a trials gives, trial for trial, what the same chunk gives inside a
+def test_a_trial_range_plays_the_dice_of_its_own_trials(tiny):
+    """Trials(first=a) of b - a trials (play_chunk, as a worker plays it) gives, trial for trial, what the same chunk gives inside a
     longer run whose chunk starts there (same batch): the dice are those of the trials' own numbers."""
     from model.search.rollout_workers import play_chunk
 
-    _, net = setup
+    _, net = tiny
     captured = {}
 
     def engine(*args):
