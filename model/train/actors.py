@@ -144,6 +144,10 @@ class RayActors:
             self.close()
             raise ActorsError(f"Ray did not start {n} actors in {start_timeout:.0f} s (each needs a CPU, "
                               f"{gpus:g} GPU; the cluster has {cpus:g} CPUs)") from None
+        except ray.exceptions.RayError as e:  # e.g. a node without the project installed
+            self.close()
+            lines = [line for line in str(e).splitlines() if line.strip()]
+            raise ActorsError(f"the actors could not start: {lines[-1] if lines else type(e).__name__}") from None
 
     def _spawn(self, index: int):
         return self.remote.remote(index=index, **self.spec)
