@@ -2,11 +2,16 @@
 
     python train.py --game backgammon --games 300000 --run-dir runs/bg --out checkpoints/backgammon.safetensors
     python train.py --run-dir runs/bg --resume                          # continue a stopped run
+    python train.py --game backgammon --games 300000 --run-dir runs/bg --actors 2   # self-play on Ray
 
 A resumed run keeps its own settings (game, --games, network, learning-rate schedule, lambda, batch
 sizes, seed...) as its latest invocation left them in last.pt; a flag given with --resume changes one
 from then on, and the run says in one line which it kept and which it changed. --minutes, --out,
---device, --threads and --no-progress belong to the invocation and are never taken from the run.
+--device, --threads, --no-progress, --actors, --ray-address and --actor-gpus belong to the invocation
+and are never taken from the run.
+
+--actors N plays self-play in N Ray actors (model/train/actors.py; the [ray] extra), on this machine or
+on the cluster of --ray-address, the learner staying in this process; without it nothing of Ray is used.
 
 Every --checkpoint-every games the run writes <run-dir>/last.pt atomically (kill it at any moment:
 --resume continues from there) and a small snapshot under <run-dir>/snapshots/ for the strength
@@ -76,12 +81,19 @@ class Args:
     seed: int = option(1, help="seed for dice and weights: the same seed gives the same run")
     device: str = option("auto", help="cpu, cuda, or auto (cuda when available)")
     threads: int = option(0, help="torch CPU threads (0 = all cores)")
+    actors: int = option(0, help="self-play actors as Ray actors in their own processes, the learner in this "
+                                 "one (0 = the actor plays in this process, no Ray; needs the [ray] extra)")
+    ray_address: str = option("", help="with --actors: join the running Ray cluster at HOST:PORT or 'auto' "
+                                       "(default: start Ray on this machine with its cores)")
+    actor_gpus: float = option(0.0, help="with --actors: GPUs each actor asks Ray for, its network then on "
+                                         "CUDA (fractions share a GPU; untested on a GPU)")
     no_progress: bool = option(False, help="no progress bar: a plain line at each checkpoint instead "
                                            "(for logs)")
 
 
 # What belongs to one invocation rather than to the run: a resumed run never takes these from its last.pt.
-PER_INVOCATION = ("minutes", "run_dir", "out", "resume", "device", "threads", "no_progress")
+PER_INVOCATION = ("minutes", "run_dir", "out", "resume", "device", "threads", "no_progress", "actors",
+                  "ray_address", "actor_gpus")
 RUN_SETTINGS = tuple(f.name for f in dataclasses.fields(Args) if f.name not in PER_INVOCATION)
 
 
@@ -115,6 +127,10 @@ def check(args: Args) -> str | None:
         return "--target-prune must be 0 or more"
     if not 0 <= args.lam <= 1:
         return "--lam must be within 0..1"
+    if args.actors < 0 or args.actor_gpus < 0:
+        return "--actors and --actor-gpus must be >= 0"
+    if (args.ray_address or args.actor_gpus) and not args.actors:
+        return "--ray-address and --actor-gpus go with --actors N (N > 0)"
     if args.features:
         try:
             check_version(args.game, args.features)
@@ -231,26 +247,6 @@ def lr_at(schedule: list[tuple[int, float]], games: int) -> float:
     return [lr for start, lr in schedule if start <= games][-1]
 
 
-def collect(actor, min_samples: int, max_games: int):
-    """What ``actor.play(min_samples)`` returns, except that it stops at the first ply on which
-    ``max_games`` games have ended. It calls ``actor.play(1)`` (the plies up to the next one on which a
-    game ends) until either is reached; the games in flight go on from one call to the next, so the
-    plies played are exactly those of one ``play(min_samples)`` call, up to the stop. Games that end on
-    the same ply all count, so it may pass ``max_games`` by those (fewer than --parallel-games)."""
-    from model.train.td import Experience
-
-    parts, samples, games = [], 0, 0
-    while samples < min_samples and games < max_games:
-        exp = actor.play(1)
-        parts.append(exp)
-        samples += len(exp.positions)
-        games += exp.games
-    return Experience(np.concatenate([e.positions for e in parts]),
-                      np.concatenate([e.targets for e in parts]), games, sum(e.plies for e in parts),
-                      np.concatenate([e.results for e in parts]),
-                      sum(e.cut_off for e in parts))
-
-
 def train(argv: list[str]) -> int:
     """The training run of the command line ``argv``: 0 when done, 130 when stopped (with a checkpoint);
     UsageError for a run that cannot start."""
@@ -262,8 +258,9 @@ def train(argv: list[str]) -> int:
     from model.net.checkpoint import CheckpointError, load_net, save
     from model.net.device import choose_device
     from model.net.network import NetConfig, OutcomeNet
+    from model.train.actors import ActorsError, LocalActor, RayActors
+    from model.train.evaluation import benchmark_check, strength_check
     from model.train.td import SelfPlayActor, TDLearner
-    from model.train.evaluation import strength_check
 
     try:
         device = choose_device(args.device, args.threads)
@@ -297,11 +294,23 @@ def train(argv: list[str]) -> int:
     learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, device=device, seed=args.seed)
     if optimizer_state:
         learner.opt.load_state_dict(optimizer_state)
-    actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
-                          device=device, explore=args.explore, exact_endgames=args.exact_endgames,
-                          target=args.target, prune=args.target_prune)
-    if train_state and "actor_rng" in train_state:
-        actor.rng.bit_generator.state = json.loads(train_state["actor_rng"])
+    if args.actors:  # the actors play on CPUs (or --actor-gpus); the learner stays on --device
+        try:
+            source = RayActors(args.actors, net, games=args.parallel_games, lam=args.lam,
+                               seed=args.seed + games_done, explore=args.explore,
+                               exact_endgames=args.exact_endgames, address=args.ray_address,
+                               gpus=args.actor_gpus, log=tqdm.write, target=args.target,
+                               prune=args.target_prune)
+        except ActorsError as e:
+            raise UsageError(str(e)) from None
+        print(f"{args.actors} self-play actors on Ray (pids {' '.join(map(str, source.pids))})", flush=True)
+    else:
+        actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
+                              device=device, explore=args.explore, exact_endgames=args.exact_endgames,
+                              target=args.target, prune=args.target_prune)
+        if train_state and "actor_rng" in train_state:
+            actor.rng.bit_generator.state = json.loads(train_state["actor_rng"])
+        source = LocalActor(actor)
     elapsed_before = float(train_state.get("seconds", 0.0)) if train_state else 0.0
 
     writer = SummaryWriter(str(run_dir / "tb"))
@@ -314,8 +323,7 @@ def train(argv: list[str]) -> int:
 
     def checkpoint(path: Path, with_optimizer: bool = True) -> None:
         save(path, learner.net, games=games_done, optimizer=learner.opt if with_optimizer else None,
-             train_state={"actor_rng": json.dumps(actor.rng.bit_generator.state),
-                          "seconds": elapsed_before + time.time() - start},
+             train_state={**source.state(), "seconds": elapsed_before + time.time() - start},
              args=dataclasses.asdict(args),
              made_by={"command": commands[0], "commands": commands, "games": games_done,
                       "seconds": round(elapsed_before + time.time() - start, 1)})
@@ -339,10 +347,10 @@ def train(argv: list[str]) -> int:
             for group in learner.opt.param_groups:
                 group["lr"] = rate_now
             t0 = time.time()
-            exp = collect(actor, args.samples_per_update, args.games - games_done)
+            exp = source.collect(args.samples_per_update, args.games - games_done)
             t1 = time.time()
             metrics = learner.update(exp.positions, exp.targets)
-            actor.set_weights(learner.weights())
+            source.set_weights(learner.weights())
             t2 = time.time()
             games_done += exp.games
             bar.update(min(games_done, args.games) - bar.n)  # the bar stops at its total
@@ -357,6 +365,10 @@ def train(argv: list[str]) -> int:
                 for k in range(1, 4):
                     writer.add_scalar(f"charts/result_{k}_rate", float(np.mean(exp.results == k)), games_done)
             writer.add_scalar("charts/cut_off_games", exp.cut_off, games_done)
+            if args.actors:  # learner version minus the version each answer was played with
+                writer.add_scalar("charts/weight_staleness", float(np.mean(source.staleness)), games_done)
+                writer.add_scalar("charts/weight_staleness_max", max(source.staleness), games_done)
+                writer.add_scalar("charts/actor_restarts", source.restarts, games_done)
             if games_done >= next_ckpt:
                 checkpoint(last)
                 checkpoint(run_dir / "snapshots" / f"games_{games_done:09d}.pt", with_optimizer=False)
@@ -368,6 +380,13 @@ def train(argv: list[str]) -> int:
                 for name, ppg, half in strength_check(learner.net, args.game, args.eval_games, args.seed):
                     writer.add_scalar(f"eval/ppg_vs_{name}", ppg, games_done)
                     tqdm.write(f"{games_done} games: {ppg:+.3f} +- {half:.3f} ppg vs {name}")
+                if args.game == "backgammon":  # checker-play error rates on the stored benchmark
+                    rates = benchmark_check(learner.net, device=device)
+                    rates.pop("estimated")
+                    for name, (rate, _) in rates.items():
+                        writer.add_scalar(f"eval/benchmark_er_{name}", rate, games_done)
+                    tqdm.write(f"{games_done} games: benchmark error rate " + ", ".join(
+                        f"{name} {rate:.1f}" for name, (rate, _) in rates.items()))
                 next_eval = (games_done // args.eval_every + 1) * args.eval_every
     except KeyboardInterrupt:
         interrupted = True
@@ -375,6 +394,7 @@ def train(argv: list[str]) -> int:
         bar.close()
         checkpoint(last)
         writer.close()
+        source.close()
     if args.out and not interrupted:
         checkpoint(Path(args.out), with_optimizer=False)
         print(f"wrote {args.out}")

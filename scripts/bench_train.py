@@ -7,6 +7,7 @@ Training: the actor plays --parallel-games games side by side and the learner fi
 after one warm-up round; games/s counts finished games. Evaluation: two copies of the same network
 play mirrored cubeless games through model/arena/cubeless.py. The profile splits one training run into move
 generation, feature encoding, network forward, the rest of the actor, and the learning step.
+scripts/bench_actors.py times the same loop with actors on Ray (train.py --actors N), beside gnubg.
 """
 
 from __future__ import annotations

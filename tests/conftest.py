@@ -40,6 +40,8 @@ SLOW = (
     "tests/cli/test_play.py::test_scripted_match_to_the_end",
     "tests/cli/test_rollout.py",
     "tests/search/test_rollout.py",
+    "tests/search/test_rollout_workers.py::test_one_and_two_workers_give_identical_statistics",
+    "tests/train/test_actors.py",
     "tests/arena/test_cube_arena.py::test_network_players_play_money_matches_and_nardi_through_the_runner",
     "tests/arena/test_cube_arena.py::test_mirrored_matches_replay_the_same_dice_with_seats_swapped",
     "tests/arena/test_cube_arena.py::test_recorded_matches_become_mat_records_with_a_on_the_left",

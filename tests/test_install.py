@@ -56,7 +56,7 @@ def test_readme_first_command_installs_no_torch_and_answers_the_hint():
 def test_readme_second_command_installs_the_extras_ci_runs():
     """The second README command installs the extras the tests need and runs pytest; .ci/run runs it."""
     second = readme_commands()[1]
-    assert re.search(r'-e "\.\[train,plots,test,openspiel,gnubg,web\]"', second) and second.endswith("python -m pytest")
+    assert re.search(r'-e "\.\[train,plots,test,openspiel,gnubg,web,ray\]"', second) and second.endswith("python -m pytest")
     assert second in (ROOT / ".ci" / "run").read_text().replace("pip install -q ", "pip install ")
 
 
@@ -110,3 +110,14 @@ def test_pyproject_declares_nardibot_and_light_dependencies():
     from model.cli.main import SUBCOMMANDS, main
 
     assert callable(main) and {"hint", "play", "serve", "cube", "match"} <= set(SUBCOMMANDS)
+
+
+def test_ray_is_imported_only_for_actors_and_workers():
+    """train.py and evaluate.py rollout import Ray only for --actors N / --workers N: the modules that
+    use it load without it."""
+    code = ("import sys; sys.modules['ray'] = None; import train, model.train.actors, model.net.cluster, "
+            "model.search.rollout_workers, model.cli.rollout; from model.net.cluster import start_ray, ClusterError\n"
+            "try:\n    start_ray()\nexcept ClusterError as e:\n    print(e)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert done.returncode == 0 and "needs Ray: pip install -e '.[ray]'" in done.stdout, done.stderr

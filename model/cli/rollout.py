@@ -7,7 +7,9 @@
     python evaluate.py rollout '{"board": [...], ...}' --game nardi --dice 65 --truncate 20
 
 Positions are read as hint reads them (JSON, gnubg Position ID[:Match ID], XGID; the cube and match
-state and the dice from the Match ID or XGID). Trials are batched, with common quasi-random dice,
+state and the dice from the Match ID or XGID). --workers N plays the trials in N Ray processes (this
+machine, or the cluster of --ray-address; model/search/rollout_workers.py), with the same numbers for
+one seed whatever N. Trials are batched, with common quasi-random dice,
 luck adjustment (off: --no-vr), bear-offs valued by the databases (off: --no-bearoff), optional
 truncation and n-ply checker play; model/search/rollout.py has the method and the formulas. A
 progress bar runs on stderr; Ctrl-C stops and reports the trials finished so far.
@@ -76,22 +78,43 @@ def build_parser() -> OneLineParser:
     p.add_argument("--cubeless", action="store_true", help="without dice: no cubeful rollouts, no cube decision")
     p.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
     p.add_argument("--batch", type=int, default=None, help="trials in play at once (default: 256, 4096 with --no-vr)")
+    p.add_argument("--workers", type=int, default=0, help="play the trials in N Ray worker processes (the "
+                   "[ray] extra); the same numbers for one seed whatever N (default: 0, in this process)")
+    p.add_argument("--ray-address", default="", help="with --workers: the Ray cluster to use, HOST:PORT or "
+                   "'auto' (default: start Ray on this machine)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
 
 
 def run_rollout(bot, game, pos, dice, state, trials, *, ply=0, truncate=0, seed=0, plays="filter", vr=True,
-                bearoff=True, cubeful=None, batch=None, prune=4, progress=True):
+                bearoff=True, cubeful=None, batch=None, prune=4, progress=True, workers=0, address=""):
     """model.search.rollout.rollout with a progress bar on stderr (quiet off a terminal, without tqdm, or
-    if not ``progress``)."""
+    if not ``progress``); with ``workers``, the trials played by that many Ray workers
+    (model/search/rollout_workers.py) on this machine or the cluster at ``address``."""
     from model.cli.common import progress_bar
     from model.search.rollout import rollout
+    from model.search.trials import Trials
 
-    with progress_bar(trials, "trial", progress) as bar:
-        return rollout(bot.net, pos, dice, trials, plies=ply, truncate=truncate, vr=vr, bearoff=bearoff,
-                       seed=seed, plays=plays, state=state, cubeful=cubeful, batch=batch, prune=prune,
-                       progress=bar.update)
+    engine, ray = Trials, None
+    if workers:
+        from model.net.cluster import ClusterError, start_ray
+        from model.search.rollout_workers import ray_trials
+
+        try:
+            ray, started = start_ray(address, workers)
+        except ClusterError as e:
+            raise UsageError(str(e)) from None
+        ray = ray if started else None
+        engine = ray_trials(workers, address)
+    try:
+        with progress_bar(trials, "trial", progress) as bar:
+            return rollout(bot.net, pos, dice, trials, plies=ply, truncate=truncate, vr=vr, bearoff=bearoff,
+                           seed=seed, plays=plays, state=state, cubeful=cubeful, batch=batch, prune=prune,
+                           progress=bar.update, engine=engine)
+    finally:
+        if ray is not None:
+            ray.shutdown()
 
 
 def to_json(result, game: str, bot_name: str, pos, state) -> dict:
@@ -184,6 +207,8 @@ def rollout_main(argv: list[str]) -> int:
         raise UsageError(f"--trials must be at least 2, got {args.trials}")
     if args.truncate < 0 or (args.batch is not None and args.batch < 1):
         raise UsageError("--truncate must be >= 0 and --batch >= 1")
+    if args.workers < 0 or (args.ray_address and not args.workers):
+        raise UsageError("--workers must be >= 0, and --ray-address goes with --workers N (N > 0)")
     try:
         bot = Bot.load(args.bot, game=args.game)
     except (CheckpointError, ValueError, FileNotFoundError) as e:
@@ -199,7 +224,8 @@ def rollout_main(argv: list[str]) -> int:
         result = run_rollout(bot, args.game, pos, None if dice is None else tuple(int(d) for d in dice), state,
                              args.trials, ply=args.ply, truncate=args.truncate, seed=args.seed, plays=plays,
                              vr=not args.no_vr, bearoff=not args.no_bearoff, cubeful=cubeful, batch=args.batch,
-                             prune=args.prune, progress=not args.no_progress)
+                             prune=args.prune, progress=not args.no_progress, workers=args.workers,
+                             address=args.ray_address)
     except ValueError as e:
         raise UsageError(str(e)) from None
     answer = to_json(result, args.game, bot.name, pos, state)

@@ -131,7 +131,8 @@ def candidate_plays(net, game, position, dice, plays="filter", keep=8, margin=0.
 def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, truncate: int = 0,
             vr: bool = True, bearoff: bool = True, seed: int = 0, plays="filter", state=None,
             cubeful: bool | None = None, keep: int = 8, margin: float = 0.16, prune: int = 4,
-            quasi: bool = True, batch: int | None = None, device="cpu", progress=None, stop=None) -> RolloutResult:
+            quasi: bool = True, batch: int | None = None, device="cpu", progress=None, stop=None,
+            engine=Trials) -> RolloutResult:
     """Roll out ``position`` (28,) int8, mover's frame (module docstring). ``state``: the root
     side's model.cube.decisions.CubeState (backgammon; None: cubeless only). ``cubeful``: with
     dice, roll the plays out with the cube in play (default: no); without dice, whether to add the
@@ -143,7 +144,9 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly finished
     trial count. Ctrl-C (KeyboardInterrupt), or ``stop()`` turning true (asked after every ply: a
     server's cancel), stops early: the result holds the trials finished by every candidate,
-    ``interrupted`` set. ValueError for bad input."""
+    ``interrupted`` set. ``engine``: what plays the trials, called as
+    Trials is (model/search/rollout_workers.py passes one that spreads them over Ray workers).
+    ValueError for bad input."""
     game = net.config.game
     pos = np.asarray(position, dtype=np.int8)
     if trials < 2:
@@ -182,7 +185,7 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     if batch is None:
         batch = 256 if vr else 4096
     started = time.perf_counter()
-    engine = Trials(evaluator, cands, trials, s, batch)
+    engine = engine(evaluator, cands, trials, s, batch)
     interrupted, shown = False, 0
 
     def report(_ended):

@@ -6,6 +6,8 @@ The two halves talk through plain arrays, so they can live in different processe
     batch = actor.play(min_samples)          # Experience: positions (N, 28) int8, targets (N, K)
     metrics = learner.update(batch.positions, batch.targets)
 
+(train.py --actors N runs N actors as Ray actors in other processes: model/train/actors.py.)
+
 The actor keeps ``games`` games in flight at once (model/arena/pool.py's ``CubelessGames``, dealt
 games without end); every ply is one legal_plays call and one network call for all of them, and a
 finished game's slot starts a new game at once. A game's positions are
@@ -196,6 +198,28 @@ class SelfPlayActor:
             self.table.deal(slots)
         return Experience(np.concatenate(pos_out), np.concatenate(tgt_out).astype(np.float32),
                           games, plies, np.concatenate(results).astype(np.int8), cut)
+
+
+def join(parts: list[Experience]) -> Experience:
+    """The experiences ``parts`` as one, in order."""
+    return Experience(np.concatenate([e.positions for e in parts]), np.concatenate([e.targets for e in parts]),
+                      sum(e.games for e in parts), sum(e.plies for e in parts),
+                      np.concatenate([e.results for e in parts]), sum(e.cut_off for e in parts))
+
+
+def collect(actor: SelfPlayActor, min_samples: int, max_games: int) -> Experience:
+    """What ``actor.play(min_samples)`` returns, except that it stops at the first ply on which
+    ``max_games`` games have ended. It calls ``actor.play(1)`` (the plies up to the next one on which a
+    game ends) until either is reached; the games in flight go on from one call to the next, so the
+    plies played are exactly those of one ``play(min_samples)`` call, up to the stop. Games that end on
+    the same ply all count, so it may pass ``max_games`` by those (fewer than the actor's games)."""
+    parts, samples, games = [], 0, 0
+    while samples < min_samples and games < max_games:
+        exp = actor.play(1)
+        parts.append(exp)
+        samples += len(exp.positions)
+        games += exp.games
+    return join(parts)
 
 
 class TDLearner:

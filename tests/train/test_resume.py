@@ -16,7 +16,7 @@ import torch
 
 from model.net.checkpoint import read
 from model.net.network import NetConfig, OutcomeNet
-from model.train.td import SelfPlayActor
+from model.train.td import SelfPlayActor, collect
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
@@ -110,10 +110,10 @@ def test_collect_stops_at_the_first_ply_that_reaches_the_games_asked():
         total += actor.play(1).games
         counts.append(total)
     for wanted in (1, 6, 15):
-        got = train.collect(SelfPlayActor(net, games=16, seed=5), 10**9, wanted).games
+        got = collect(SelfPlayActor(net, games=16, seed=5), 10**9, wanted).games
         assert got == min(c for c in counts if c >= wanted) and got - wanted < 16
     one = SelfPlayActor(net, games=16, seed=5).play(300)
-    chunked = train.collect(SelfPlayActor(net, games=16, seed=5), 300, 10**9)
+    chunked = collect(SelfPlayActor(net, games=16, seed=5), 300, 10**9)
     assert np.array_equal(one.positions, chunked.positions) and np.array_equal(one.targets, chunked.targets)
     assert (one.games, one.plies, one.cut_off) == (chunked.games, chunked.plies, chunked.cut_off)
 

@@ -1,0 +1,143 @@
+"""Self-play training speed with actors on Ray, beside gnubg 0-ply's own self-play, in one run.
+
+    python scripts/bench_actors.py --runs 3 --json docs/bench_actors.json
+
+Each setting is train.py's loop (model/train/actors.py's source, TDLearner, a new weight version after
+every learning pass; no checkpoints, TensorBoard or strength checks), timed over --updates learning
+passes of --samples-per-update positions after two passes of warm-up, in a process of its own:
+
+  actors 0    the actor plays in the learner's process (train.py's default, no Ray)
+  actors 1,2  Ray actors on a Ray started on this machine
+  cluster 2   2 Ray actors on a two-node cluster started on this machine (ray.cluster_utils.Cluster:
+              a head node and a second node, one CPU each, so one actor per node)
+
+games/s counts the games whose positions were learned, learning included. gnubg's speed is Debian's
+gnubg 1.07 rolling out the opening position cubeless at 0-ply without variance reduction or
+truncation (scripts/bench_rollout.py's script): each trial is one whole game of gnubg against itself.
+The settings and gnubg take turns, --runs rounds; the medians are reported, with the load average.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
+
+
+def one(setting: str, args) -> dict:
+    """Time one setting in this process: {"games", "seconds", "games_per_s", "staleness"}."""
+    import numpy as np
+    import torch
+
+    from model.net.checkpoint import load_net
+    from model.train.actors import LocalActor, RayActors
+    from model.train.td import SelfPlayActor, TDLearner
+
+    torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    torch.manual_seed(0)
+    net, _ = load_net(args.checkpoint, "backgammon", backend="torch")
+    learner = TDLearner(net, batch_size=1024)
+    kind, n = setting.split()
+    n = int(n)
+    cluster = None
+    if kind == "cluster":
+        import ray
+        from ray.cluster_utils import Cluster
+
+        os.environ.setdefault("RAY_worker_niceness", "0")  # as model/net/cluster.py starts Ray
+        cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+        cluster.add_node(num_cpus=1)
+        ray.init(address=cluster.address, runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    if n == 0:
+        source = LocalActor(SelfPlayActor(net, games=args.parallel_games, seed=0))
+    else:
+        source = RayActors(n, net, games=args.parallel_games, lam=0.7, seed=0, log=lambda _: None)
+    staleness = []
+    try:
+        for i in range(2 + args.updates):
+            if i == 2:
+                t0, games = time.perf_counter(), 0
+            exp = source.collect(args.samples_per_update, 10**12)
+            learner.update(exp.positions, exp.targets)
+            source.set_weights(learner.weights())
+            if i >= 2:
+                games += exp.games
+                staleness += source.staleness
+        seconds = time.perf_counter() - t0
+    finally:
+        source.close()
+        if cluster is not None:
+            import ray
+
+            ray.shutdown()
+            cluster.shutdown()
+    return {"games": games, "seconds": seconds, "games_per_s": games / seconds,
+            "staleness": float(np.mean(staleness)) if staleness else 0.0}
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--checkpoint", default=str(ROOT / "checkpoints" / "backgammon.safetensors"))
+    parser.add_argument("--parallel-games", type=int, default=256, help="games side by side per actor")
+    parser.add_argument("--samples-per-update", type=int, default=16_384)
+    parser.add_argument("--updates", type=int, default=8, help="timed learning passes per run")
+    parser.add_argument("--threads", type=int, default=0, help="the learner's torch threads (0 = all cores)")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--settings", default=",".join(SETTINGS), help="which of: " + ", ".join(SETTINGS))
+    parser.add_argument("--gnubg", default="/usr/games/gnubg")
+    parser.add_argument("--gnubg-games", type=int, default=1296)
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # a setting, timed in this process
+    parser.add_argument("--json", default=None)
+    args = parser.parse_args(argv)
+    if args.one:
+        print("RESULT " + json.dumps(one(args.one, args)), flush=True)
+        return 0
+
+    from scripts.bench_rollout import gnubg_rollout
+
+    settings = [s.strip() for s in args.settings.split(",")]
+    rows: dict[str, list[dict]] = {s: [] for s in settings + ["gnubg 0-ply self-play"]}
+    loads = [os.getloadavg()[0]]
+    for r in range(args.runs):
+        for setting in settings:
+            flags = ["--checkpoint", args.checkpoint, "--parallel-games", str(args.parallel_games),
+                     "--samples-per-update", str(args.samples_per_update), "--updates", str(args.updates),
+                     "--threads", str(args.threads)]
+            done = subprocess.run([sys.executable, __file__, *flags, "--one", setting], capture_output=True,
+                                  text=True, cwd=ROOT, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+            line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+            if not line:
+                raise RuntimeError(f"{setting}: {done.stdout[-1500:]} {done.stderr[-1500:]}")
+            rows[setting].append(json.loads(line[0][7:]))
+            print(f"run {r + 1} {setting:<10} {rows[setting][-1]['games_per_s']:7.0f} games/s "
+                  f"(staleness {rows[setting][-1]['staleness']:.2f})", flush=True)
+        g = gnubg_rollout(args.gnubg, "4HPwATDgc/ABMA", args.gnubg_games, False)
+        rows["gnubg 0-ply self-play"].append({"games": g["trials"], "seconds": g["seconds"],
+                                              "games_per_s": g["trials_per_s"], "cpu_seconds": g["cpu_seconds"]})
+        print(f"run {r + 1} gnubg 0-ply self-play {g['trials_per_s']:7.0f} games/s", flush=True)
+        loads.append(os.getloadavg()[0])
+    gnubg = statistics.median(x["games_per_s"] for x in rows["gnubg 0-ply self-play"])
+    out = {"checkpoint": Path(args.checkpoint).name, "parallel_games": args.parallel_games,
+           "samples_per_update": args.samples_per_update, "updates": args.updates, "cores": os.cpu_count(),
+           "load_average_1min": loads, "runs": rows,
+           "median_games_per_s": {k: statistics.median(x["games_per_s"] for x in v) for k, v in rows.items()}}
+    print(f"\nmedians of {args.runs} runs (load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores):")
+    for k, v in out["median_games_per_s"].items():
+        print(f"  {k:<24}{v:7.0f} games/s   {v / gnubg:5.2f}x gnubg")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,95 @@
+"""Rollouts over Ray workers (model/search/rollout_workers.py, evaluate.py rollout --workers): 1 and 2
+workers give the very same statistics for one seed, the in-process rollout the same up to float32
+rounding, and a trial range played alone gives the numbers it has inside the whole rollout. Needs
+the [ray] extra (CI installs it)."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from engine.board import start_position
+from model.net.checkpoint import load_net
+from model.search.rollout import rollout
+from model.search.rollout_workers import chunk_trials
+from model.search.trials import Trials
+from tests.helpers import ROOT, save_tiny_checkpoints
+
+TRIALS, SEED, BATCH = 60, 4, 16
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = save_tiny_checkpoints(tmp_path_factory.mktemp("workers"))["backgammon"]
+    return path, load_net(path, backend="numpy")[0]
+
+
+@pytest.fixture
+def ray_here():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
+    yield ray
+    ray.shutdown()
+
+
+def numbers(result) -> list:
+    return [(p.label, p.equity, p.equity_se, p.raw_equity_se, *p.probs, *p.probs_se) for p in result.plays] + [
+        tuple(result.separation.values())]
+
+
+def test_one_and_two_workers_give_identical_statistics(tiny, ray_here):
+    from model.search.rollout_workers import ray_trials
+
+    path, net = tiny
+    pos = start_position("backgammon", 1)[0]
+    kw = {"trials": TRIALS, "seed": SEED, "truncate": 6, "batch": BATCH}
+    one = rollout(net, pos, (4, 2), engine=ray_trials(1), **kw)
+    two = rollout(net, pos, (4, 2), engine=ray_trials(2), **kw)
+    assert len(one.plays) > 1 and 60 // chunk_trials(len(one.plays), TRIALS, BATCH) >= 2  # really split
+    assert numbers(one) == numbers(two) and one.trials == two.trials == TRIALS
+    here = rollout(net, pos, (4, 2), **kw)  # batched otherwise: float32 rounding apart
+    assert [p.label for p in here.plays] == [p.label for p in one.plays]
+    np.testing.assert_allclose([p.equity for p in here.plays], [p.equity for p in one.plays], atol=1e-6)
+
+    # the command line, in a Ray of its own, gives the same numbers again
+    ray_here.shutdown()
+    done = subprocess.run([sys.executable, "evaluate.py", "rollout", "4HPwATDgc/ABMA", "--dice", "42", "--bot",
+                           str(path), "--trials", str(TRIALS), "--seed", str(SEED), "--truncate", "6", "--batch",
+                           str(BATCH), "--workers", "2", "--json", "--no-progress"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    plays = json.loads(done.stdout)["plays"]
+    assert [(p["move"], p["equity"], p["equity_se"]) for p in plays] == [
+        (p.label, p.equity, p.equity_se) for p in one.plays]
+
+
+def test_a_trial_range_plays_the_dice_of_its_own_trials(tiny):
+    """Trials(first=a) of b - a trials (play_chunk, as a worker plays it) gives, trial for trial, what the same chunk gives inside a
+    longer run whose chunk starts there (same batch): the dice are those of the trials' own numbers."""
+    from model.search.rollout_workers import play_chunk
+
+    _, net = tiny
+    captured = {}
+
+    def engine(*args):
+        captured["args"] = args
+        return Trials(*args)
+
+    rollout(net, start_position("backgammon", 1)[0], trials=8, seed=SEED, truncate=4, engine=engine)
+    evaluator, cands, _, s, _ = captured["args"]
+    whole = play_chunk(evaluator, cands, 8, s, 8, 0)
+    part = play_chunk(evaluator, cands, 4, s, 8, 4)
+    for w, p in zip(whole, part):  # probs, raw, cf, cf_raw (cubeless: nan)
+        np.testing.assert_allclose(w[:, 4:], p, atol=1e-6)
+    assert not np.allclose(whole[0][:, :4], part[0], atol=1e-6)  # other trials, other dice
+
+
+def test_bad_worker_flags_are_one_line():
+    for flags in (["--workers", "-1"], ["--ray-address", "auto"], ["--workers", "1", "--ray-address", "127.0.0.1:1"]):
+        done = subprocess.run([sys.executable, "evaluate.py", "rollout", "4HPwATDgc/ABMA", "--dice", "42", *flags],
+                              cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+                              env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
