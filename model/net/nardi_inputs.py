@@ -9,7 +9,8 @@ the halves of ``flip(pos)`` are those of ``pos`` swapped). Inside, a side is two
 nardi_inputs (B, 2 * HALF + 2) = [mover half | opponent half | race lead | contact], each half:
     0..95     points 1..24, 4 units each: n >= 1, n >= 2, n >= 3, (n - 3) / 4 if n > 3
     96..      the features of FEATURE_NAMES, in order (``nardi_index(name, side)``)
-then (mover's pips - opponent's pips) / 50 and whether the sides can still meet (board.has_contact).
+then (mover's pips - opponent's pips) / 50 and whether the sides can still meet (board.has_contact,
+computed here from the same bit masks as the features).
 
 The features and why they matter under the rules (RULES-DECISIONS.md, "Long nardi"):
     off, any_off      checkers borne off / 15; whether any is (a loser with none off is marsed)
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import OFF, POINTS, flip, has_contact, pips
+from engine.board import OFF, POINTS, flip
 from engine.movegen import ALL_ROLLS
 
 FEATURE_NAMES = (
@@ -74,12 +75,6 @@ RACE_LEAD, CONTACT = 2 * HALF, 2 * HALF + 1
 
 # --- tables -------------------------------------------------------------------------------------
 
-def _unit_table() -> np.ndarray:
-    """(16, 4): the four units of a point holding 0..15 checkers."""
-    n = np.arange(16)
-    return np.stack([n >= 1, n >= 2, n >= 3, np.maximum(n - 3, 0) / 4], axis=1).astype(np.float32)
-
-
 def _roll_tables() -> tuple[np.ndarray, np.ndarray]:
     """(4096,) escapes and moves, out of 36, for each 12-bit mask of closed points ahead (bit i: the
     point i+1 pips ahead). An escape carries the checker the whole roll: d1+d2 ahead is open, and so
@@ -98,11 +93,21 @@ def _roll_tables() -> tuple[np.ndarray, np.ndarray]:
     return escapes, moves
 
 
-_UNITS = _unit_table()
 _ESCAPES, _MOVES = _roll_tables()
 _POINT = np.arange(1, 25)
 # the opponent's way in a side's own numbers, as slots: 12, 11, ..., 1, 24, 23, ..., 13
 _THEIR_WAY = np.array(list(range(12, 0, -1)) + list(range(24, 12, -1))) - 1
+_PLACE = np.argsort(_THEIR_WAY)  # the place of each slot on that way (slot 11, the 12-point: place 0)
+# A side's points as bit masks (a float64 product of 0/1 rows with powers of two below 2**24 is exact):
+# bit s for slot s, bit 23 - s for slot s ("reversed"), and the bit of the slot's place on the
+# opponent's way ("along").
+_BIT, _REVERSED, _ALONG = 2.0 ** (_POINT - 1), 2.0 ** (24 - _POINT), 2.0 ** _PLACE
+_HELD_WEIGHTS = np.stack([_BIT, _ALONG, np.ones(24), _POINT <= 6], axis=1)
+_CLOSED_WEIGHTS = np.stack([_BIT, _REVERSED, _ALONG], axis=1)
+_COUNT_WEIGHTS = np.stack([_POINT, np.maximum(_POINT - 6, 0), _POINT >= 7, _POINT >= 13,
+                           (_POINT >= 13) & (_POINT <= 18), _POINT == 24], axis=1).astype(np.float32)
+_POPCOUNT_OF_SIX = np.array([m.bit_count() for m in range(64)])
+_ALL_POINTS = (1 << 24) - 1
 
 
 # --- the sides ----------------------------------------------------------------------------------
@@ -114,87 +119,102 @@ def side_boards(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.maximum(board, 0), np.maximum(-board, 0)
 
 
-def longest_run(held: np.ndarray) -> np.ndarray:
-    """Length of the longest run of True along the last axis of (B, L) -> (B,) int."""
-    run = np.zeros(held.shape[0], dtype=np.int16)
-    best = np.zeros(held.shape[0], dtype=np.int16)
-    for i in range(held.shape[1]):  # L vectorised steps
-        run = np.where(held[:, i], run + 1, 0)
-        best = np.maximum(best, run)
+def _highest_bit(masks: np.ndarray) -> np.ndarray:
+    """Index of the highest set bit of each mask (B,) int64; -1 for 0."""
+    return np.frexp(masks.astype(np.float64))[1].astype(np.int64) - 1
+
+
+def longest_run(masks: np.ndarray) -> np.ndarray:
+    """Length of the longest run of set bits of each mask (B,) int64 -> (B,) int."""
+    best = np.zeros(len(masks), dtype=np.int64)
+    x = masks.copy()
+    while x.any():  # each pass shortens every run by one: as many passes as the longest run
+        best += x != 0
+        x &= x << 1
     return best
 
 
-def closed_ahead(other: np.ndarray) -> np.ndarray:
-    """(B, 24) int 12-bit masks: for a checker on point p (slot p-1), bit i is set when the point
-    i+1 pips ahead (p-1-i) is closed to it. Points past the 1-point (bearing off) count as open."""
-    closed = np.zeros((len(other), AHEAD + 24), dtype=np.int16)
-    closed[:, AHEAD:] = other > 0  # padded index AHEAD + s is slot s
-    masks = np.zeros((len(other), 24), dtype=np.int16)
-    for i in range(AHEAD):  # the point i+1 ahead of slot s is slot s-1-i
-        masks |= closed[:, AHEAD - 1 - i : AHEAD - 1 - i + 24] << i
-    return masks
+def closed_ahead(reversed_closed: np.ndarray) -> np.ndarray:
+    """(B, 24) int 12-bit masks: for a checker on slot s (point s+1), bit i is set when the point
+    i+1 pips ahead (slot s-1-i) is closed to it. Points past the 1-point (bearing off) count as open.
+    ``reversed_closed`` (B,) has bit 23 - s set for each closed slot s, so the mask of slot s is
+    that shifted right by 24 - s."""
+    return (reversed_closed[:, None] >> (24 - np.arange(24))[None, :]) & (2 ** AHEAD - 1)
 
 
-def half_features(own: np.ndarray, other: np.ndarray, off: np.ndarray) -> np.ndarray:
+def half_features(own: np.ndarray, other: np.ndarray, off: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(B, len(FEATURE_NAMES)) float32 features of the side with checkers ``own`` (B, 24), facing
-    ``other`` (B, 24), both in the side's numbering, with ``off`` (B,) checkers borne off."""
+    ``other`` (B, 24), both in the side's numbering, with ``off`` (B,) checkers borne off; and (B,)
+    bool, whether the side's rearmost checker still has an opponent checker ahead of it (board.py's
+    has_contact is this for either side)."""
     b = len(own)
     mine = own.astype(np.float32)
-    held = own > 0
-    off = off.astype(np.float32)
-    outside_checkers = mine[:, 6:]
-    pip = mine @ _POINT.astype(np.float32)
-    home_pips = outside_checkers @ np.arange(1, 19, dtype=np.float32)
-    head = mine[:, 23]
+    held = (own > 0).astype(np.float64)
+    held_bits, along, held_count, home_held = (held @ _HELD_WEIGHTS).T
+    held_bits, along = held_bits.astype(np.int64), along.astype(np.int64)
+    closed_bits, reversed_closed, theirs_along = ((other > 0).astype(np.float64) @ _CLOSED_WEIGHTS).T.astype(np.int64)
+    pip, home_pips, outside, unpassed, in_their_home, head = (mine @ _COUNT_WEIGHTS).T
 
-    along = held[:, _THEIR_WAY]
+    out = np.empty((b, len(FEATURE_NAMES)), dtype=np.float32)
+    out[:, 0] = off / 15.0
+    out[:, 1] = off > 0
+    out[:, 2] = outside == 0
+    out[:, 3] = head / 15.0
+    out[:, 4] = head > 0
+    out[:, 5] = pip / 200.0
+    out[:, 6] = home_pips / 200.0
+    out[:, 7] = outside / 15.0
+    out[:, 8] = unpassed / 15.0
+    out[:, 9] = in_their_home / 15.0
+    out[:, 10] = held_count / 15.0
+    out[:, 11] = home_held / 6.0
     block = longest_run(along)
-    # the opponent's rearmost checker: the first place on its way (in our numbers) holding one
-    theirs_along = (other > 0)[:, _THEIR_WAY]
-    rear = np.where(theirs_along.any(1), np.argmax(theirs_along, axis=1), 24)
-    padded = np.concatenate([along, np.zeros((b, 6), dtype=bool)], axis=1)
-    ahead = np.arange(1, 7)[None, :] + rear[:, None]  # places 1..6 ahead of it
-    front_block = padded[np.arange(b)[:, None], np.minimum(ahead, 29)].sum(1)
+    out[:, 12] = block / 6.0
+    out[:, 13] = block >= 6
+    # the opponent's rearmost checker stands on the first place of its way holding one (24: none)
+    rear = np.where(theirs_along > 0, _highest_bit(theirs_along & -theirs_along), 24)
+    out[:, 14] = _POPCOUNT_OF_SIX[(along >> (rear + 1)) & 63] / 6.0  # our points on the six ahead
 
-    masks = closed_ahead(other)
+    masks = closed_ahead(reversed_closed)
     escapes = _ESCAPES[masks]  # (B, 24) per point
-    moves = _MOVES[masks]
-    back = np.where(held.any(1), 23 - np.argmax(held[:, ::-1], axis=1), 0)  # slot of the rearmost
+    any_held = held_bits > 0
+    back = np.maximum(_highest_bit(held_bits), 0)  # slot of the rearmost checker
     rows = np.arange(b)
-    back_escapes = np.where(held.any(1), escapes[rows, back], 36)
-    back_moves = np.where(held.any(1), moves[rows, back], 36)
-    contain = (outside_checkers * (1 - escapes[:, 6:] / 36.0)).sum(1)
-    stuck = (outside_checkers * (moves[:, 6:] == 0)).sum(1)
-
-    # a die d is playable by a checker on slot s when slot s-d is not closed (s >= d)
-    playable = np.zeros(b, dtype=np.int64)
-    open_point = other == 0
-    for d in range(1, 7):
-        playable += (held[:, d:] & open_point[:, :-d]).any(1)
-
-    return np.stack([
-        off / 15.0, off > 0, ~held[:, 6:].any(1), head / 15.0, head > 0, pip / 200.0,
-        home_pips / 200.0, outside_checkers.sum(1) / 15.0, mine[:, 12:].sum(1) / 15.0,
-        mine[:, 12:18].sum(1) / 15.0, held.sum(1) / 15.0, held[:, :6].sum(1) / 6.0, block / 6.0,
-        block >= 6, front_block / 6.0, np.where(held.any(1), back + 1, 0) / 24.0,
-        back_escapes / 36.0, back_moves / 36.0, contain / 15.0, stuck / 15.0, playable / 6.0,
-    ], axis=1).astype(np.float32)
+    out[:, 15] = np.where(any_held, back + 1, 0) / 24.0
+    out[:, 16] = np.where(any_held, escapes[rows, back], 36) / 36.0
+    out[:, 17] = np.where(any_held, _MOVES[masks[rows, back]], 36) / 36.0
+    outside_checkers = mine[:, 6:]
+    out[:, 18] = (outside - (outside_checkers * escapes[:, 6:]).sum(1) / 36.0) / 15.0
+    out[:, 19] = (outside_checkers * (_MOVES[masks[:, 6:]] == 0)).sum(1) / 15.0
+    # a die d is playable by a checker on slot s when slot s-d is open (s >= d)
+    open_bits = ~closed_bits & _ALL_POINTS
+    out[:, 20] = sum(((held_bits >> d) & open_bits) != 0 for d in range(1, 7)) / 6.0
+    lowest_closed = np.where(closed_bits > 0, _highest_bit(closed_bits & -closed_bits), 24)
+    return out, _highest_bit(held_bits) > lowest_closed
 
 
-def _half(pos: np.ndarray) -> np.ndarray:
-    """The half (B, HALF) of the side on roll of positions ``pos`` (B, 28)."""
+def _half(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The half (B, HALF) of the side on roll of positions ``pos`` (B, 28), and whether that side's
+    rearmost checker still meets an opponent checker (``half_features``)."""
     own, other = side_boards(pos)
-    units = _UNITS[own.astype(np.int64)].reshape(len(pos), 96)
-    return np.concatenate([units, half_features(own, other, pos[:, OFF])], axis=1)
+    out = np.empty((len(pos), HALF), dtype=np.float32)
+    units = out[:, :96].reshape(len(pos), 24, 4)  # a view: written in place
+    units[..., 0] = own >= 1
+    units[..., 1] = own >= 2
+    units[..., 2] = own >= 3
+    units[..., 3] = np.maximum(own - 3, 0) * np.float32(0.25)
+    out[:, 96:], meets = half_features(own, other, pos[:, OFF])
+    return out, meets
 
 
 def nardi_inputs(positions: np.ndarray) -> np.ndarray:
     """(B, num_nardi_inputs()) float32 inputs of long-nardi positions (B, 28), mover's frame."""
     pos = np.asarray(positions, dtype=np.int8)
     b = len(pos)
-    halves = _half(np.concatenate([pos, flip("nardi", pos)]))  # one pass for both sides
-    both = pips("nardi", pos).astype(np.float32)
-    return np.concatenate([
-        halves[:b], halves[b:], ((both[:, 0] - both[:, 1]) / 50.0)[:, None],
-        has_contact("nardi", pos)[:, None].astype(np.float32),
-    ], axis=1)
+    halves, meets = _half(np.concatenate([pos, flip("nardi", pos)]))  # one pass for both sides
+    out = np.empty((b, num_nardi_inputs()), dtype=np.float32)
+    out[:, :HALF], out[:, HALF : 2 * HALF] = halves[:b], halves[b:]
+    pip = nardi_index("pips")
+    out[:, RACE_LEAD] = (halves[:b, pip] - halves[b:, pip]) * (200 / 50)
+    out[:, CONTACT] = meets[:b] | meets[b:]
+    return out

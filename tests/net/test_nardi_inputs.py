@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from engine.board import flip, start_position, validate
+from engine.board import flip, has_contact, start_position, validate
 from engine.tools.sample import random_positions
 from model.net.features import FEATURE_VERSION, encode, num_features
 from model.net.nardi_inputs import CONTACT, HALF, RACE_LEAD, nardi_index
@@ -107,3 +107,14 @@ def test_flipping_swaps_the_halves_and_version_1_stays():
     np.testing.assert_allclose(a[:, :HALF], b[:, HALF : 2 * HALF])
     np.testing.assert_allclose(a[:, RACE_LEAD], -b[:, RACE_LEAD], atol=1e-6)
     assert FEATURE_VERSION["nardi"] == 1 and encode("nardi", pos).shape == (300, 209)
+
+
+def test_contact_is_the_engines():
+    """The contact input, computed from the features' bit masks, is board.has_contact's answer."""
+    pos = random_positions("nardi", 400, seed=7)[0]
+    race = nardi({1: 5, 2: 5, 3: 5}, {13: 10, 14: 5})  # passed each other
+    blocked = nardi({1: 5, 2: 5, 20: 5}, {13: 10, 14: 5})  # ours on 20 still meets theirs on 14
+    pos = np.concatenate([pos, race[None], blocked[None]])
+    got = encode("nardi", pos, 2)[:, CONTACT]
+    np.testing.assert_array_equal(got, has_contact("nardi", pos))
+    assert got[-2] == 0 and got[-1] == 1 and 0 < got.mean() < 1
