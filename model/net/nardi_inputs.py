@@ -48,7 +48,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import OFF, POINTS, flip
-from engine.movegen import ALL_ROLLS
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
+from model.net.contact_inputs import _ESCAPES as ESCAPES_BY_MASK
 
 FEATURE_NAMES = (
     "off", "any_off", "all_home", "head", "head_any", "pips", "home_pips", "outside", "unpassed",
@@ -75,25 +76,18 @@ RACE_LEAD, CONTACT = 2 * HALF, 2 * HALF + 1
 
 # --- tables -------------------------------------------------------------------------------------
 
-def _roll_tables() -> tuple[np.ndarray, np.ndarray]:
-    """(4096,) escapes and moves, out of 36, for each 12-bit mask of closed points ahead (bit i: the
-    point i+1 pips ahead). An escape carries the checker the whole roll: d1+d2 ahead is open, and so
-    is a stop on the way (d1 or d2 ahead; d ahead for a double d-d, whose four steps stop at d, 2d,
-    3d: the first stop and the landing are what the mask checks for all rolls alike). A move is a
-    roll with at least one die whose landing is open."""
-    masks = np.arange(4096)
-    closed = ((masks[:, None] >> np.arange(AHEAD)) & 1).astype(bool)  # (4096, 12)
-    escapes = np.zeros(4096, dtype=np.int64)
-    moves = np.zeros(4096, dtype=np.int64)
-    for high, low in ALL_ROLLS:
-        ways = 1 if high == low else 2
-        whole = ~closed[:, high + low - 1] & ~(closed[:, high - 1] & closed[:, low - 1])
-        escapes += ways * whole
-        moves += ways * (~closed[:, high - 1] | ~closed[:, low - 1])
-    return escapes, moves
+def _move_table() -> np.ndarray:
+    """(4096,) rolls out of 36 with at least one die whose landing is open, for each 12-bit mask of
+    closed points ahead (bit i: the point i+1 pips ahead)."""
+    closed = ((np.arange(4096)[:, None] >> np.arange(AHEAD)) & 1).astype(bool)  # (4096, 12)
+    moves = ~closed[:, ALL_ROLLS[:, 0] - 1] | ~closed[:, ALL_ROLLS[:, 1] - 1]  # (4096, 21 rolls)
+    return np.rint(moves @ (36 * ROLL_WEIGHTS)).astype(np.int64)
 
 
-_ESCAPES, _MOVES = _roll_tables()
+# Escapes: gnubg's escaping rolls, the table of the backgammon contact inputs (the same masks: a roll
+# escapes when d1+d2 ahead is open and so is a stop after the first die; points past the 1-point
+# count as open, and in long nardi any opponent checker closes a point).
+_ESCAPES, _MOVES = ESCAPES_BY_MASK, _move_table()
 _POINT = np.arange(1, 25)
 # the opponent's way in a side's own numbers, as slots: 12, 11, ..., 1, 24, 23, ..., 13
 _THEIR_WAY = np.array(list(range(12, 0, -1)) + list(range(24, 12, -1))) - 1
