@@ -14,6 +14,10 @@ Backgammon version 3 is gnubg's inputs instead (model/net/contact_inputs.py: per
 units of every point and the bar and 25 features: escapes, containment, hitting chances, pips lost to
 hits, timing, anchors, back game...), then both sides' pip counts / 100 and whether contact remains.
 
+Nardi version 2 is the long-nardi inputs of model/net/nardi_inputs.py instead (per side, the four
+units of every point and features for the head, blocks and primes, escapes of the rearmost checker,
+containment, the race and the mars), then the race lead and whether contact remains.
+
 Every checkpoint records its game's ``feature_version``; ``SUPPORTED`` lists the encodings this code
 can compute, so a checkpoint made with another encoding is refused instead of silently misread.
 ``FEATURE_VERSION`` is the encoding a new network gets by default.
@@ -27,10 +31,11 @@ from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact, pi
 from engine.movegen import ROLL_WEIGHTS
 
 from model.net.contact_inputs import contact_inputs, num_contact_inputs
+from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
 
 FEATURE_VERSION = {"backgammon": 2, "nardi": 1}
-SUPPORTED = {"backgammon": (2, 3), "nardi": (1,)}
+SUPPORTED = {"backgammon": (2, 3), "nardi": (1, 2)}
 
 
 def _unit_table() -> np.ndarray:
@@ -101,15 +106,21 @@ def check_version(game: str, version: int | None) -> int:
 
 def num_features(game: str, version: int | None = None) -> int:
     """Length F of the feature vector for ``game`` in encoding ``version`` (None: the default)."""
-    if check_version(game, version) == 3:
+    version = check_version(game, version)
+    if game == "backgammon" and version == 3:
         return num_contact_inputs() + 3
+    if game == "nardi" and version == 2:
+        return num_nardi_inputs()
     return 24 * 8 + 4 + 2 * 6 + 1 + (2 if game == "backgammon" else 0)
 
 
 def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.ndarray:
     """Features (B, F) float32 of positions (B, 28) seen by the side on roll, in encoding ``version``."""
     pos = np.asarray(positions, dtype=np.int8)
-    if check_version(game, version) == 3:
+    version = check_version(game, version)
+    if game == "nardi" and version == 2:
+        return nardi_inputs(pos)
+    if game == "backgammon" and version == 3:
         out = np.empty((len(pos), num_contact_inputs() + 3), dtype=np.float32)
         contact_inputs(pos, out)
         out[:, -3:-1] = pips(game, pos).astype(np.float32) / 100.0
