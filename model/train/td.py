@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from engine.board import flip
+from engine.board import CHECKERS, OFF, flip, winner_score
 from engine.movegen import legal_plays
 
 from model.arena.pool import CubelessGames
-from model.net.equity import cubeless_equity, flip_probs
+from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.net.features import encode
 from model.net.network import OutcomeNet
 from model.players.net_player import child_probabilities
@@ -72,17 +72,18 @@ def opening_dice(game: str, rng: np.random.Generator, n: int) -> np.ndarray:
     return np.stack([a, b], axis=1)
 
 
-def lambda_returns(game: str, values: np.ndarray, lengths: np.ndarray, lam: float) -> np.ndarray:
+def lambda_returns(game: str, values: np.ndarray, lengths: np.ndarray, lam: float,
+                   final: np.ndarray | None = None) -> np.ndarray:
     """Lambda-returns (G, L, K) of G games padded to L plies; values[g, t] is V(x_t), side on roll.
 
-    G_{L_g - 1} = V(x_{L_g - 1});  G_t = flip((1 - lam) V(x_{t+1}) + lam G_{t+1}).
-    Entries at t >= lengths[g] are zero.
+    G_{L_g - 1} = V(x_{L_g - 1}) (or ``final`` (G, K), the last position's value, when given apart);
+    G_t = flip((1 - lam) V(x_{t+1}) + lam G_{t+1}). Entries at t >= lengths[g] are zero.
     """
     width = values.shape[1]
     out = np.zeros_like(values)
     for t in range(width - 1, -1, -1):  # a loop over plies, vectorised over games
         last = lengths - 1 == t
-        out[last, t] = values[last, t]
+        out[last, t] = values[last, t] if final is None else final[last]
         inner = t < lengths - 1
         if inner.any():
             mixed = (1 - lam) * values[inner, t + 1] + lam * out[inner, t + 1]
@@ -121,6 +122,7 @@ class SelfPlayActor:
         self.table.deal(np.arange(games))
         self.hist_pos = np.zeros((max_plies, games, 28), dtype=np.int8)
         self.hist_val = np.zeros((max_plies, games, k), dtype=np.float32)
+        self.final = np.zeros((games, k), dtype=np.float32)  # one-ply: V(x_t) of the last ply, x_t's view
 
     def set_weights(self, state_dict: dict) -> None:
         self.net.load_state_dict(state_dict)
@@ -153,7 +155,9 @@ class SelfPlayActor:
     def _step_one_ply(self) -> np.ndarray:
         """One ply in every slot from all 21 rolls' best plays (model/train/one_ply.py). The value
         recorded for x_t is V1(x_{t-1}) in x_t's view, so ``lambda_returns`` gives
-        G_{t-1} = (1 - lambda) V1(x_{t-1}) + lambda flip(G_t)."""
+        G_{t-1} = (1 - lambda) V1(x_{t-1}) + lambda flip(G_t); ``final`` keeps x_t's own value for
+        the game's last ply: the exact result of a finished game (a game cut off at the ply cap
+        ends on its V1)."""
         replies = best_replies(self.evaluator, self.game, self.table.pos, self.prune, self.device)
         roll = throw(self.game, self.rng, self.table.plies == 0)
         rows = np.arange(self.n) * ROLLS + roll
@@ -169,6 +173,10 @@ class SelfPlayActor:
         t = self.table.plies
         self.hist_pos[t, slot] = flip(self.game, chosen)
         self.hist_val[t, slot] = flip_probs(self.game, replies.expectation())
+        self.final[:] = self.hist_val[t, slot]
+        done = chosen[:, OFF] == CHECKERS
+        if done.any():
+            self.final[done] = flip_probs(self.game, outcome_targets(self.game, winner_score(self.game, chosen[done])))
         return chosen
 
     def play(self, min_samples: int) -> Experience:
@@ -186,7 +194,8 @@ class SelfPlayActor:
             lengths = self.table.plies[slots]
             width = int(lengths.max())
             vals = self.hist_val[:width, slots].transpose(1, 0, 2)  # (G, L, K)
-            rets = lambda_returns(self.game, vals, lengths, self.lam)
+            final = self.final[slots] if self.target == "one-ply" else None
+            rets = lambda_returns(self.game, vals, lengths, self.lam, final)
             keep = np.arange(width)[None, :] < (lengths - 1)[:, None]  # x_T itself is exact
             pos_out.append(self.hist_pos[:width, slots].transpose(1, 0, 2)[keep])
             tgt_out.append(rets[keep])

@@ -77,3 +77,29 @@ def test_one_ply_actor_plays_legal_games_with_probability_targets(game):
 def test_an_unknown_target_is_refused():
     with pytest.raises(ValueError, match="target"):
         SelfPlayActor(_net("backgammon"), games=2, target="rollout")
+
+
+def test_lambda_one_carries_each_games_exact_result_to_all_its_positions(monkeypatch):
+    """With lambda 1 the one-ply returns are the game's result (seen from each position's side):
+    the final ply's own exact value starts the chain, not the V1 recorded beside it (made a
+    constant 0.37 here, so that a V1 that happened to be exact cannot hide the difference)."""
+    from model.train.one_ply import Replies
+
+    monkeypatch.setattr(Replies, "expectation", lambda self: np.full((len(self.probs) // ROLLS, 5), 0.37))
+    net = _net("backgammon", seed=3)
+    actor = SelfPlayActor(net, games=6, lam=1.0, seed=4, target="one-ply", prune=2, max_plies=2000)
+    batch = actor.play(100)
+    assert batch.games > 0 and batch.cut_off == 0
+    assert np.isin(np.round(batch.targets, 6), [0.0, 1.0]).all()  # every target an exact outcome
+
+
+def test_lambda_returns_start_from_a_final_value_given_apart():
+    """``final`` replaces the last entry as G_T; the step before mixes V(x_T) and G_T by lambda."""
+    from model.net.equity import flip_probs
+    from model.train.td import lambda_returns
+
+    values = np.array([[[0.5, 0.1, 0.0, 0.1, 0.0], [0.4, 0.1, 0.0, 0.2, 0.0], [0.3, 0.0, 0.0, 0.0, 0.0]]])
+    final = np.array([[1.0, 0.0, 0.0, 0.0, 0.0]])
+    out = lambda_returns("backgammon", values, np.array([3]), 0.25, final)
+    np.testing.assert_allclose(out[0, 2], final[0])
+    np.testing.assert_allclose(out[0, 1], flip_probs("backgammon", 0.75 * values[0, 2] + 0.25 * final[0]))
