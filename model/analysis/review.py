@@ -38,7 +38,7 @@ import numpy as np
 
 from engine.board import flip
 from engine.errors import FormatError
-from engine.formats.match_id import CUBE_CENTRED, MatchInfo, write_match_id
+from engine.formats.match_id import MatchInfo, write_match_id
 from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, MatchRecord, read_mat
 from engine.formats.matreplay import ROLL, GameReplay, replay_match
 from engine.formats.position import write_json_position, write_position_id
@@ -75,16 +75,6 @@ def _chunks(n: int, size: int):
 def _normalised(values, view):
     """Normalised equity of values: money values already are (per cube); MWC -> mwc2eq."""
     return np.asarray(values, dtype=np.float64) if view.is_money else cube.mwc2eq(values, view)
-
-
-def match_id_of(state, dice=None) -> str:
-    """gnubg's Match ID of an engine.game state (the side on roll; a waiting double; ``dice`` thrown)."""
-    owner = CUBE_CENTRED if state.cube_owner is None else state.cube_owner
-    info = MatchInfo(cube_value=state.cube, cube_owner=owner, player_on_roll=state.mover,
-                     crawford=state.match.is_crawford, double_offered=state.phase.value == "take",
-                     dice=tuple(dice) if dice is not None else (0, 0), match_length=state.match.length,
-                     scores=state.match.score, jacoby=state.rules.jacoby)
-    return write_match_id(info)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -203,14 +193,15 @@ def cube_losses(numbers: dict, kind: str, money: bool) -> tuple[str, float, floa
 # luck
 
 
-def _luck(policy0: CubePolicy, steps, views, openings) -> list[tuple[float, float | None]]:
-    """(luck in normalised equity, luck in MWC or None) of the roll of each move step (0-ply)."""
+def _luck(policy0: CubePolicy, steps, views, openings, **kw) -> list[tuple[float, float | None]]:
+    """(luck in normalised equity, luck in MWC or None) of the roll of each move step (0-ply); ``kw``:
+    ``cube_view``'s options (the match equity table) for the opponent's view of an opening roll."""
     game = policy0.game
     items = []  # (position, view, step index, mine: the mover's own rolls or the opponent's)
     for i, (step, view) in enumerate(zip(steps, views)):
         items.append((step.state.position, view, i, True))
         if openings[i]:
-            items.append((flip(game, step.state.position), cube_view(step.state, 1 - step.player), i, False))
+            items.append((flip(game, step.state.position), cube_view(step.state, 1 - step.player, **kw), i, False))
     values = np.empty((len(items), len(ALL_ROLLS)))
     rolls = len(ALL_ROLLS)
     for part in _chunks(len(items), LUCK_CHUNK):
@@ -248,12 +239,12 @@ def _luck(policy0: CubePolicy, steps, views, openings) -> list[tuple[float, floa
 # the whole match
 
 
-def _base(game: GameReplay, index: int, step, kind: str, view, dice=None) -> dict:
+def _base(game: GameReplay, index: int, step, kind: str, view) -> dict:
     """The fields every decision has (the JSON schema in model/cli/analyse.py)."""
     state = step.state
     return {"game": game.number, "index": index, "entry": step.entry + 1, "player": step.player, "kind": kind,
             "position": write_json_position(state.position), "position_id": write_position_id(state.position),
-            "match_id": match_id_of(state, dice),
+            "match_id": write_match_id(MatchInfo.of_state(state)),
             "cube": {"value": view.value, "owner": view.owner, "score": [view.score_me, view.score_opp],
                      "crawford": view.crawford}}
 
@@ -283,7 +274,7 @@ def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, r
     openings = [step is game.steps[0] for game, step, _ in moves]
     move_steps, move_views = [m[1] for m in moves], [m[2] for m in moves]
     plays = _rate_plays(policy, move_steps, move_views)
-    lucks = _luck(policy0, move_steps, move_views, openings)
+    lucks = _luck(policy0, move_steps, move_views, openings, **kw)
     numbers = _rate_cube(policy, [c[1] for c in cubes], [c[2] for c in cubes])
     rated = {id(step): (view, play, luck) for (_, step, view), play, luck in zip(moves, plays, lucks)}
     rated |= {id(step): (view, nums, None) for (_, step, view), nums in zip(cubes, numbers)}
@@ -331,7 +322,7 @@ def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, r
 
 
 def _move_decision(game, index, step, view, play, luck) -> dict:
-    d = _base(game, index, step, "move", view, step.state.dice)
+    d = _base(game, index, step, "move", view)
     d.update(play)
     d["mark"] = mark(d["loss"])
     d["luck"], d["luck_mwc"] = luck
@@ -378,4 +369,4 @@ def analyse_mat_text(text: str, bot=None, plies: int = 0, **options) -> dict:
     return analyse_record(read_mat(text), bot, plies, **options)
 
 
-__all__ = ["SCHEMA", "analyse_mat_text", "analyse_record", "cube_losses", "match_id_of"]
+__all__ = ["SCHEMA", "analyse_mat_text", "analyse_record", "cube_losses"]
