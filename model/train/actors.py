@@ -80,7 +80,8 @@ class SelfPlayWorker:
     """One Ray actor: a SelfPlayActor in its own process (made a Ray actor by RayActors)."""
 
     def __init__(self, config: dict, index: int, seed: int, games: int, lam: float, explore: float,
-                 exact_endgames: bool, device: str = "cpu", target: str = "sample", prune: int = 0):
+                 exact_endgames: bool, device: str = "cpu", target: str = "sample", prune: int = 0,
+                 generation: int = 0):
         import warnings
 
         import ray
@@ -89,7 +90,7 @@ class SelfPlayWorker:
         from model.net.network import NetConfig, OutcomeNet
 
         torch.set_num_threads(1)
-        entropy = [seed, index]
+        entropy = [seed, index, generation]  # generation: how many times RayActors replaced this actor
         with warnings.catch_warnings():  # deprecated in Ray 2.5x, without a successor that says this
             warnings.simplefilter("ignore")
             if ray.get_runtime_context().was_current_actor_reconstructed:
@@ -137,6 +138,7 @@ class RayActors:
         self.down_since: list[float | None] = [None] * n  # when each failing actor first failed
         self.retry_at = [0.0] * n
         self.restarts = 0
+        self.replaced = 0  # actors replaced after staying down (each gets fresh dice)
         self.staleness: list[int] = []  # of the answers of the last collect
         try:
             self.pids = ray.get([h.pid.remote() for h in self.handles], timeout=start_timeout)
@@ -150,8 +152,8 @@ class RayActors:
             lines = [line for line in str(e).splitlines() if line.strip()]
             raise ActorsError(f"the actors could not start: {lines[-1] if lines else type(e).__name__}") from None
 
-    def _spawn(self, index: int):
-        return self.remote.remote(index=index, **self.spec)
+    def _spawn(self, index: int, generation: int = 0):
+        return self.remote.remote(index=index, generation=generation, **self.spec)
 
     def set_weights(self, weights: dict) -> None:
         """A new weight version: into the object store once; requests sent from now on carry it."""
@@ -209,7 +211,8 @@ class RayActors:
                      "Ray restarts it")
         elif now - self.down_since[index] > REPLACE_AFTER_S:
             self.ray.kill(self.handles[index], no_restart=True)
-            self.handles[index] = self._spawn(index)
+            self.replaced += 1  # a new actor must not replay the dice of the first one of this index
+            self.handles[index] = self._spawn(index, generation=self.replaced)
             self.down_since[index] = now
             self.log(f"actor {index} still down after {REPLACE_AFTER_S:.0f} s: replaced by a new actor")
 
