@@ -1,14 +1,16 @@
 """``python evaluate.py web``: the HTTP API and the browser page (model/web/; the ``[web]`` extra).
 
-    python evaluate.py web [--host 127.0.0.1] [--port 8000] [--bot PATH] [--nardi-bot PATH]
+    python evaluate.py web [--host 127.0.0.1] [--port 8000] [--bot PATH] [--nardi-bot PATH] [--batch-wait MS]
 
 then open http://127.0.0.1:8000/ for the page, http://127.0.0.1:8000/docs for the OpenAPI page
 (Swagger UI, whose scripts the browser fetches from a CDN; /openapi.json is served from here). The
 endpoints and their answers: model/web/app.py. Both games' nets are loaded once, before serving.
-Requests are answered side by side on uvicorn's threads, each with
-numpy's BLAS on one thread (model/cli/blas.py, as every command), so that concurrent clients share the
-cores instead of oversubscribing them. Ctrl-C stops the server. A bad flag, a net that cannot be loaded, a missing extra or an address
-that cannot be listened on: one line on stderr, exit status 2.
+Requests are answered side by side on uvicorn's threads, each with numpy's BLAS on one thread
+(model/cli/blas.py, as every command), so that concurrent clients share the cores instead of
+oversubscribing them; their network calls of up to 4,096 positions are merged into one
+(model/web/batch.py: a call waits at most ``--batch-wait`` milliseconds for others; ``--no-batching``
+scores each request on its own). Ctrl-C stops the server. A bad flag, a net that cannot be loaded, a
+missing extra or an address that cannot be listened on: one line on stderr, exit status 2.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import socket
 import sys
 
 from model.cli.common import OneLineParser, UsageError, run_main
+from model.web.batch import WAIT  # numpy only: --help works without the [web] extra
 
 
 def build_parser() -> OneLineParser:
@@ -25,6 +28,11 @@ def build_parser() -> OneLineParser:
     p.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
     p.add_argument("--bot", default=None, help="backgammon checkpoint (default: the shipped net)")
     p.add_argument("--nardi-bot", default=None, help="long-nardi checkpoint (default: the shipped net)")
+    p.add_argument("--batch-wait", type=float, default=1000 * WAIT, metavar="MS",
+                   help="concurrent requests' network calls are merged into one: a call waits at most MS "
+                        f"milliseconds for others to join it (default {1000 * WAIT:g}; 0: only the calls that "
+                        "arrive while a forward pass runs are merged)")
+    p.add_argument("--no-batching", action="store_true", help="score every request's positions on their own")
     p.add_argument("--rollout-workers", type=int, default=1, help="rollouts run side by side (default 1)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn's log level (default warning)")
@@ -35,6 +43,8 @@ def web_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0..65535, got {args.port}")
+    if not 0 <= args.batch_wait <= 1000:
+        raise UsageError(f"--batch-wait must be 0..1000 milliseconds, got {args.batch_wait:g}")
     if args.rollout_workers < 1:
         raise UsageError(f"--rollout-workers must be at least 1, got {args.rollout_workers}")
     try:
@@ -43,7 +53,8 @@ def web_main(argv: list[str]) -> int:
         from model.web.app import BotShelf, create_app
     except ImportError as err:
         raise UsageError(f"the web server needs the [web] extra (pip install -e '.[web]'): {err}") from None
-    shelf = BotShelf({"backgammon": args.bot, "nardi": args.nardi_bot})
+    shelf = BotShelf({"backgammon": args.bot, "nardi": args.nardi_bot},
+                     batch_wait=None if args.no_batching else args.batch_wait / 1000)
     for game in ("backgammon", "nardi"):
         try:
             shelf.get(game)

@@ -2,6 +2,7 @@
 
     app.py     the FastAPI application: /api/hint, /api/cube, /api/evaluate, /api/board, /api/rollout,
                /api/game (play against the bot), the page; bad requests answered 4xx in one line
+    batch.py   NetBatcher: the network calls of concurrent requests merged into one
     jobs.py    rollouts as background jobs: progress, polling, cancelling
     game.py    games and matches against the bot for the page, the engine keeping the rules
     static/    the page: index.html, app.js, style.css (plain files, no build step)

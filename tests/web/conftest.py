@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from contextlib import contextmanager
 
 import pytest
 
@@ -28,22 +29,32 @@ def client(web_app):
         yield test_client
 
 
-@pytest.fixture(scope="session")
-def live_server(web_app):
-    """The base URL of a uvicorn server of ``web_app``, listening on a free port of 127.0.0.1."""
+@contextmanager
+def serving(app):
+    """The base URL of a uvicorn server of ``app`` listening on a free port of 127.0.0.1, while the
+    ``with`` block runs."""
     uvicorn = pytest.importorskip("uvicorn")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(web_app, log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + 30
     while not server.started:
         assert time.time() < deadline and thread.is_alive(), "the server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(10)
-    sock.close()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+@pytest.fixture(scope="session")
+def live_server(web_app):
+    """The base URL of a uvicorn server of ``web_app`` (``serving``)."""
+    with serving(web_app) as url:
+        yield url
