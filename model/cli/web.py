@@ -3,8 +3,9 @@
     python evaluate.py web [--host 127.0.0.1] [--port 8000] [--bot PATH] [--nardi-bot PATH] [--batch-wait MS]
 
 then open http://127.0.0.1:8000/ for the page, http://127.0.0.1:8000/docs for the OpenAPI page
-(Swagger UI, whose scripts the browser fetches from a CDN; /openapi.json is served from here). The
-endpoints and their answers: model/web/app.py. Both games' nets are loaded once, before serving.
+(Swagger UI; its script and style, like the page's, are served from here: nothing is fetched from
+elsewhere; the schema is /openapi.json). The endpoints and their answers: model/web/app.py. Both
+games' nets are loaded once, before serving.
 Requests are answered side by side on uvicorn's threads, each with numpy's BLAS on one thread
 (model/cli/blas.py, as every command), so that concurrent clients share the cores instead of
 oversubscribing them; their network calls of up to 4,096 positions are merged into one

@@ -11,7 +11,9 @@
                             POST /api/game/{id}/action {"action"}, /move {"steps"|"move"};
                             GET /api/game/{id}/hint?ply= the bot's advice for your decision
     POST     /api/analyse   a .mat file in the body (?ply=0..2) -> evaluate.py analyse --json's answer
-    GET      /              the page; /static/... its files; /docs the OpenAPI page, /openapi.json
+    GET      /              the page; /static/... its files; /docs the OpenAPI page (Swagger UI, its
+                            script and style served from here: the fastapi-offline package),
+                            /openapi.json the schema
 
 Answers are the command lines' own (model/cli/hint.py's ``analyse``, model/cli/rollout.py's
 ``to_json``), from the nets of a ``BotShelf``, each loaded once; the network calls of concurrent
@@ -35,6 +37,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from fastapi_offline import FastAPIOffline
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -253,9 +256,14 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
         jobs.shutdown()
         shelf.close()
 
-    app = FastAPI(title="nardibot", version="0.1.0", lifespan=lifespan,
-                  description="Backgammon and long nardi: best plays, cube decisions, rollouts, games against "
-                              "the bot. Positions as gnubg IDs, XGID or the project's JSON form (docs/FORMATS.md).")
+    # FastAPIOffline: FastAPI whose /docs page (Swagger UI) takes its script, style and icon from the
+    # fastapi-offline package (under /static-offline-docs) instead of a CDN; no validator badge (fetched
+    # from validator.swagger.io); no /redoc (its page fetches Redocly's logo from their CDN)
+    app = FastAPIOffline(title="nardibot", version="0.1.0", lifespan=lifespan, redoc_url=None,
+                         swagger_ui_parameters={"validatorUrl": None},
+                         description="Backgammon and long nardi: best plays, cube decisions, rollouts, games against "
+                                     "the bot. Positions as gnubg IDs, XGID or the project's JSON form "
+                                     "(docs/FORMATS.md).")
     app.state.shelf, app.state.jobs, app.state.tables = shelf, jobs, tables
 
     @app.exception_handler(ApiError)

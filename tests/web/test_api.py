@@ -275,6 +275,23 @@ def test_match_analysis_answers_as_the_command_does(client):
     assert "ply" in refused(client.post("/api/analyse?ply=5", content=text.encode()))
 
 
+def test_the_openapi_pages_reference_nothing_outside_the_server(client):
+    """/docs names its script, style, icon and schema by paths of this server (no CDN; the browser test
+    in test_page.py checks what a browser really fetches), and each of them is served; there is no
+    /redoc (ReDoc fetches its maker's logo from their CDN)."""
+    import re
+
+    html = client.get("/docs").text
+    paths = [a or b for a, b in re.findall(r"""(?:src|href)=["']([^"']+)["']|url:\s*'([^']+)'""", html)]
+    assert len(paths) == 4 and not [p for p in paths if not p.startswith("/")], paths
+    assert not re.search(r"https?://", html)
+    for path in paths:
+        assert client.get(path).status_code == 200, path
+    assert client.get("/redoc").status_code == 404
+    css = next(p for p in re.findall(r'href="([^"]+)"', client.get("/docs").text) if p.endswith(".css"))
+    assert not re.search(r"url\(\s*['\"]?(?:https?:)?//", client.get(css).text)
+
+
 def test_command_line_errors_are_one_line():
     """``evaluate.py web``: a bad port, and an address already in use, are one line and status 2."""
     for extra in (["--port", "70000"], ["--rollout-workers", "0"]):

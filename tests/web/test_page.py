@@ -146,3 +146,16 @@ def test_play_a_few_moves_against_the_bot_by_clicking(browser, live_server, tmp_
         choice.click()
         time.sleep(0.3)
     assert played == 3 or state["match_over"]
+
+
+def test_the_openapi_page_renders_with_nothing_fetched_from_elsewhere(browser, live_server):
+    """/docs (Swagger UI) draws the API's operations, and every file the browser fetched for it came
+    from the server itself (the fastapi-offline package's copies, no CDN)."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server + "/docs")
+    found = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, ".opblock-summary-path"), what="the operations")
+    assert "/api/hint" in [element.text.strip() for element in found]
+    fetched = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+    assert any(name.endswith(".js") for name in fetched) and any("/openapi.json" in name for name in fetched)
+    assert [name for name in fetched if not name.startswith(live_server)] == []
