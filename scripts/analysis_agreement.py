@@ -16,7 +16,13 @@ Reported, per match and over all matches:
   with cube errors, too);
 - of gnubg's checker plays marked bad or very bad, the share we also mark bad or very bad, and the share
   we mark at all (doubtful or worse); and the other way round, of ours, the share gnubg marks. Plays
-  are matched by their order in the game (the dice are checked to be the same).
+  are matched by their order in the game (the dice are checked to be the same);
+- per cube decision (on roll: missed and wrong doubles; the answer: wrong takes and passes): gnubg's
+  cube errors, every one its text export alerts ("Alert: wrong take (-0.238)!", checked against its
+  "Cube statistics" counts) and those it marks doubtful or worse (" [very bad]"), and the share of them
+  our analysis also calls an error and also marks; and the other way round. Decisions are matched by
+  game, player, Position ID and kind. Cube errors are rare (a few per match), so these shares rest on
+  small counts: run more matches for a firmer figure.
 Exit status 0 when every match ranks the players the same way by checker error rate, 1 when one does
 not, 2 on bad flags or a missing gnubg.
 """
@@ -24,6 +30,7 @@ not, 2 on bad flags or a missing gnubg.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -83,8 +90,8 @@ def gnubg_match(folder: Path, length: int, noise: float, seed: int) -> dict:
                           capture_output=True, text=True, timeout=1800, check=False)
     if not (folder / "gnubg.json").exists():
         raise RuntimeError(f"gnubg wrote no analysis (seed {seed}): {proc.stdout[-500:]} {proc.stderr[-500:]}")
-    texts = sorted(folder.glob("gnubg*.txt"))  # one file per game: gnubg.txt, gnubg_002.txt, ...
-    return {"mat": folder / "match.mat", "text": "\n".join(t.read_text(errors="replace") for t in texts),
+    texts = [t.read_text(errors="replace") for t in sorted(folder.glob("gnubg*.txt"))]  # gnubg.txt, gnubg_002.txt...
+    return {"mat": folder / "match.mat", "text": "\n".join(texts), "games": texts,
             "record": json.loads((folder / "gnubg.json").read_text())}
 
 
@@ -122,6 +129,89 @@ def gnubg_moves(record: dict) -> list[list[dict]]:
     return games
 
 
+_SECTION = re.compile(r"^Move number \d+:", re.MULTILINE)
+_ACTOR = re.compile(r"^\* (\S+) (?:moves|doubles|accepts|rejects|passes|cannot|beavers|resigns)", re.MULTILINE)
+_CUBE_ALERT = re.compile(r"Alert: (missed double|wrong double|wrong take|wrong pass) \(\s*([-+]?\d+\.\d+)(%?)\s*\)!"
+                         r"\s*(?:\[([a-z ]+)\])?")
+_MARKED_ONLY = re.compile(r"Alert: (double|take) decision marked ([a-z ]+)")
+DECISION_OF = {"missed double": "double", "wrong double": "double", "wrong take": "take", "wrong pass": "take"}
+"""Our decision kind (model/analysis: "double" on roll, "take" the answer) of each of gnubg's cube errors."""
+
+
+def gnubg_cube_errors(games: list[str]) -> list[dict]:
+    """gnubg's cube errors from its text export (one text per game): every "Alert: missed double / wrong
+    double / wrong take / wrong pass (loss)!" with its mark (" [doubtful]", " [bad]", " [very bad]" on the
+    next line, gnubg 1.07's thresholds; none below doubtful), and "Alert: double/take decision marked ..."
+    without an error kind. Each: {"game", "player" (name), "position_id", "decision", "error", "loss" (EMG,
+    None when printed as MWC), "mark"}."""
+    out = []
+    for number, text in enumerate(games, start=1):
+        starts = [m.start() for m in _SECTION.finditer(text)] + [len(text)]
+        for begin, end in itertools.pairwise(starts):
+            section = text[begin:end]
+            actor, position = _ACTOR.search(section), re.search(r"Position ID: (\S+)", section)
+            found = [(DECISION_OF[m[1]], m[1], None if m[3] else abs(float(m[2])), m[4])
+                     for m in _CUBE_ALERT.finditer(section)]
+            found += [(m[1], None, None, m[2].strip()) for m in _MARKED_ONLY.finditer(section)]
+            for decision, error, loss, mark in found:
+                if actor is None or position is None:
+                    raise RuntimeError(f"a cube alert of gnubg's in a section without a player or position: {section[:200]}")
+                out.append({"game": number, "player": actor[1], "position_id": position[1], "decision": decision,
+                            "error": error, "loss": loss, "mark": GNUBG_SKILL.get(mark) if mark else None})
+    return out
+
+
+def gnubg_cube_counts(text: str) -> dict:
+    """gnubg's own count of each kind of cube error over the match, both players together (its text
+    export's "Cube statistics": "Missed doubles below CP", ..., "Wrong passes")."""
+    part = text[text.index("Match statistics"):]
+    counts = dict.fromkeys(DECISION_OF, 0)
+    for line in part.splitlines():
+        kind = next((k for k in DECISION_OF if line.lower().startswith(k + "s")), None)
+        if kind and "(EMG (MWC))" in line:
+            rest = re.sub(r"\([^()]*(?:\([^()]*\))?[^()]*\)", "", line.split("(EMG (MWC))", 1)[1])
+            counts[kind] += sum(int(n) for n in rest.split())
+    return counts
+
+
+def compare_cube(ours: dict, gnubg_games: list[str]) -> dict:
+    """Per cube decision: gnubg's errors (every alert, and those it marks doubtful or worse) against ours,
+    matched by game, player, position and decision (on roll or the answer)."""
+    names = {s["player"]: s["name"] for s in ours["statistics"]}
+    mine = {(d["game"], names[d["player"]], d["position_id"], d["kind"]): d for d in ours["decisions"]
+            if d["kind"] in ("double", "take")}
+    theirs = gnubg_cube_errors(gnubg_games)
+    by_kind = {k: sum(e["error"] == k for e in theirs) for k in DECISION_OF}
+    counted = gnubg_cube_counts("\n".join(gnubg_games))
+    if by_kind != counted:  # every cube error gnubg counts has its alert, found here, and no other
+        raise RuntimeError(f"gnubg's cube alerts {by_kind} are not its statistics' {counted}")
+    keys = {(e["game"], e["player"], e["position_id"], e["decision"]): e for e in theirs}
+    unmatched = [k for k in keys if k not in mine]
+    if unmatched:
+        raise RuntimeError(f"gnubg's cube errors at decisions our analysis does not have: {unmatched[:3]}")
+    ours_errors = {k: d for k, d in mine.items() if d["error"] is not None}
+    gnubg_marked = [k for k, e in keys.items() if e["mark"] is not None]
+    our_marked = [k for k, d in ours_errors.items() if d["mark"] is not None]
+    kinds = list(DECISION_OF)
+    return {
+        "cube_decisions": len(mine),
+        "gnubg_cube_errors": len(keys),
+        "gnubg_cube_errors_by_kind": by_kind,
+        "gnubg_cube_errors_we_call_errors": sum(k in ours_errors for k in keys),
+        "gnubg_cube_marked": len(gnubg_marked),
+        "gnubg_cube_marked_we_mark": sum(k in our_marked for k in gnubg_marked),
+        "gnubg_cube_marked_we_call_errors": sum(k in ours_errors for k in gnubg_marked),
+        "our_cube_errors": len(ours_errors),
+        "our_cube_errors_by_kind": {k: sum(d["error"] == k for d in ours_errors.values()) for k in kinds},
+        "our_cube_errors_gnubg_calls_errors": sum(k in keys for k in ours_errors),
+        "our_cube_marked": len(our_marked),
+        "our_cube_marked_gnubg_marks": sum(k in gnubg_marked for k in our_marked),
+        "our_cube_marked_gnubg_calls_errors": sum(k in keys for k in our_marked),
+        "cube_loss_pairs": [[None if k not in keys or keys[k]["loss"] is None else round(keys[k]["loss"], 4),
+                             round(mine[k]["loss"], 4)] for k in sorted(set(keys) | set(ours_errors))],
+    }
+
+
 def compare(ours: dict, gnubg: dict) -> dict:
     """The figures of one match (module docstring)."""
     rates = gnubg_rates(gnubg["text"])
@@ -151,6 +241,7 @@ def compare(ours: dict, gnubg: dict) -> dict:
         "our_bad_gnubg_marks_bad": sum(p[1] in MARKED_BAD and p[0] in MARKED_BAD for p in pairs),
         "our_bad_gnubg_marks": sum(p[1] in MARKED_BAD and p[0] is not None for p in pairs),
         "loss_pairs": [[round(p[2], 4), round(p[3], 4)] for p in pairs if p[2] > 0 or p[3] > 0],
+        **compare_cube(ours, gnubg["games"]),
     }
 
 
@@ -159,9 +250,19 @@ def _rank(rates: list[float]) -> int:
     return 0 if rates[0] > rates[1] else 1
 
 
+CUBE_COUNTS = ("cube_decisions", "gnubg_cube_errors", "gnubg_cube_errors_we_call_errors", "gnubg_cube_marked",
+               "gnubg_cube_marked_we_mark", "gnubg_cube_marked_we_call_errors", "our_cube_errors",
+               "our_cube_errors_gnubg_calls_errors", "our_cube_marked", "our_cube_marked_gnubg_marks",
+               "our_cube_marked_gnubg_calls_errors")
+
+
 def summary(rows: list[dict]) -> dict:
     total = {k: sum(r[k] for r in rows) for k in ("plays", "gnubg_bad", "gnubg_bad_we_mark_bad", "gnubg_bad_we_mark",
-                                                  "our_bad", "our_bad_gnubg_marks_bad", "our_bad_gnubg_marks")}
+                                                  "our_bad", "our_bad_gnubg_marks_bad", "our_bad_gnubg_marks",
+                                                  *CUBE_COUNTS)}
+    for side in ("gnubg", "our"):
+        total[f"{side}_cube_errors_by_kind"] = {k: sum(r[f"{side}_cube_errors_by_kind"][k] for r in rows)
+                                               for k in DECISION_OF}
 
     def share(a, b):
         return None if total[b] == 0 else total[a] / total[b]
@@ -172,7 +273,11 @@ def summary(rows: list[dict]) -> dict:
             "share_gnubg_bad_we_mark_bad": share("gnubg_bad_we_mark_bad", "gnubg_bad"),
             "share_gnubg_bad_we_mark": share("gnubg_bad_we_mark", "gnubg_bad"),
             "share_our_bad_gnubg_marks_bad": share("our_bad_gnubg_marks_bad", "our_bad"),
-            "share_our_bad_gnubg_marks": share("our_bad_gnubg_marks", "our_bad")}
+            "share_our_bad_gnubg_marks": share("our_bad_gnubg_marks", "our_bad"),
+            "share_gnubg_cube_marked_we_mark": share("gnubg_cube_marked_we_mark", "gnubg_cube_marked"),
+            "share_gnubg_cube_errors_we_call_errors": share("gnubg_cube_errors_we_call_errors", "gnubg_cube_errors"),
+            "share_our_cube_marked_gnubg_marks": share("our_cube_marked_gnubg_marks", "our_cube_marked"),
+            "share_our_cube_errors_gnubg_calls_errors": share("our_cube_errors_gnubg_calls_errors", "our_cube_errors")}
 
 
 def agreement(length: int = 3, seeds=(1,), noise: float = 0.06, ply: int = 0, bot=None, folder=None) -> dict:
@@ -200,6 +305,10 @@ def agreement(length: int = 3, seeds=(1,), noise: float = 0.06, ply: int = 0, bo
 
 def _pct(x) -> str:
     return "-" if x is None else f"{100 * x:.0f}%"
+
+
+def _kinds(counts: dict) -> str:
+    return ", ".join(f"{n} {kind}{'s' if n != 1 else ''}" for kind, n in counts.items() if n) or "none"
 
 
 def main(argv=None) -> int:
@@ -234,6 +343,14 @@ def main(argv=None) -> int:
           f"bad or very bad, {_pct(s['share_gnubg_bad_we_mark'])} at least doubtful")
     print(f"our bad or very bad plays: {s['our_bad']}; gnubg marks {_pct(s['share_our_bad_gnubg_marks_bad'])} of them "
           f"bad or very bad, {_pct(s['share_our_bad_gnubg_marks'])} at least doubtful")
+    print(f"cube decisions: {s['cube_decisions']}; gnubg's cube errors: {s['gnubg_cube_errors']} "
+          f"({_kinds(s['gnubg_cube_errors_by_kind'])}), we call {_pct(s['share_gnubg_cube_errors_we_call_errors'])} "
+          f"of them errors; {s['gnubg_cube_marked']} marked doubtful or worse, we mark "
+          f"{s['gnubg_cube_marked_we_mark']} ({_pct(s['share_gnubg_cube_marked_we_mark'])}) of them")
+    print(f"our cube errors: {s['our_cube_errors']} ({_kinds(s['our_cube_errors_by_kind'])}), gnubg calls "
+          f"{_pct(s['share_our_cube_errors_gnubg_calls_errors'])} of them errors; {s['our_cube_marked']} marked "
+          f"doubtful or worse, gnubg marks {s['our_cube_marked_gnubg_marks']} "
+          f"({_pct(s['share_our_cube_marked_gnubg_marks'])}) of them")
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
     return 0 if s["same_ranking_checker"] == s["matches"] else 1

@@ -14,8 +14,9 @@ spec.loader.exec_module(agreement)
 
 @needs_gnubg
 def test_error_rates_rank_the_players_as_gnubgs_do(tmp_path):
-    """A 3-point match (seed 1): both analyses find the noisy player erring more per move, and most of
-    the plays gnubg marks bad or very bad are marked by ours too (the shares are printed)."""
+    """A 3-point match (seed 1): both analyses find the noisy player erring more per move, most of the
+    plays gnubg marks bad or very bad are marked by ours too (the shares are printed), and the cube
+    errors of both are compared decision by decision."""
     result = agreement.agreement(length=3, seeds=(1,), noise=0.06, ply=0, folder=tmp_path)
     [match] = result["matches"]
     s = result["summary"]
@@ -25,3 +26,15 @@ def test_error_rates_rank_the_players_as_gnubgs_do(tmp_path):
     assert match["our_checker_rate"][1] > match["our_checker_rate"][0]
     assert 0.5 <= s["share_gnubg_bad_we_mark"] <= 1 and 0 <= s["share_our_bad_gnubg_marks"] <= 1
     assert s["share_gnubg_bad_we_mark_bad"] <= s["share_gnubg_bad_we_mark"]
+    # cube decisions, matched one by one: gnubg's one cube error here (the noisy side's take, found from
+    # its alert and checked against its own statistics) is at a decision of ours; the counts each way
+    # are consistent (marked ones among the errors, matched ones among the marked)
+    assert match["cube_decisions"] > 20 and match["gnubg_cube_errors_by_kind"]["wrong take"] == 1
+    for side in ("gnubg", "our"):
+        errors, marked = match[f"{side}_cube_errors"], match[f"{side}_cube_marked"]
+        assert sum(match[f"{side}_cube_errors_by_kind"].values()) == errors >= marked
+    assert match["gnubg_cube_marked_we_mark"] <= match["gnubg_cube_marked_we_call_errors"] <= match["gnubg_cube_marked"]
+    assert match["our_cube_marked_gnubg_marks"] <= match["our_cube_marked_gnubg_calls_errors"] <= match["our_cube_marked"]
+    assert match["gnubg_cube_errors_we_call_errors"] == match["our_cube_errors_gnubg_calls_errors"]  # the same pairs
+    assert len(match["cube_loss_pairs"]) == (match["gnubg_cube_errors"] + match["our_cube_errors"]
+                                             - match["gnubg_cube_errors_we_call_errors"])
