@@ -150,13 +150,14 @@ def _cube_numbers(decision, i=0) -> dict:
 
 
 def _rate_cube(policy: CubePolicy, steps, views) -> list[dict]:
-    """The cube decision (``_cube_numbers``) of each on-roll step's position, looked at ``plies`` deep."""
-    out = []
+    """The cube decision (``_cube_numbers``) of each on-roll step's position, looked at ``plies`` deep:
+    one network call per chunk (the whole match at 0-ply), one cube decision per distinct cube view."""
+    out = [None] * len(steps)
     for part in _chunks(len(steps), CUBE_CHUNK * CHUNK.get(policy.plies, 1)):
         positions = np.stack([s.state.position for s in steps[part]])
-        probs = policy.on_roll_probabilities(positions)
-        for k, (pos, view) in enumerate(zip(positions, views[part])):
-            out.append({**_cube_numbers(policy.cube_decision(pos, view, probs[k])), "ply": policy.plies})
+        for idx, decision in policy.cube_decisions(positions, views[part]):
+            for k, i in enumerate(idx):
+                out[part.start + i] = {**_cube_numbers(decision, k), "ply": policy.plies}
     return out
 
 

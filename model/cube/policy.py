@@ -157,9 +157,16 @@ class CubePolicy:
     def cube_decision(self, position: np.ndarray, view, probs=None):
         """model/cube/decisions.py's ``CubeDecision`` (batch of one) of the side on roll in ``position``,
         from ``probs`` (its probabilities, looked at ``plies`` deep, when already known)."""
-        position = np.asarray(position, dtype=np.int8)[None, :]
-        probs = self.on_roll_probabilities(position) if probs is None else np.asarray(probs)[None, :]
-        return cube.cube_decision(probs, cube.cube_efficiency(position), view)
+        probs = None if probs is None else np.asarray(probs)[None, :]
+        return self.cube_decisions(np.asarray(position)[None, :], [view], probs)[0][1]
+
+    def cube_decisions(self, positions: np.ndarray, views, probs=None) -> list[tuple[np.ndarray, object]]:
+        """``cube_decision`` of a batch: [(indices, CubeDecision of those positions)], one item per
+        distinct view (``groups``); ``probs`` (B, K) as ``on_roll_probabilities`` gives them, if known."""
+        positions = np.asarray(positions, dtype=np.int8)
+        probs = self.on_roll_probabilities(positions) if probs is None else np.asarray(probs)
+        x = cube.cube_efficiency(positions)
+        return [(idx, cube.cube_decision(probs[idx], x[idx], view)) for view, idx in groups(list(views))]
 
     def doubles(self, positions: np.ndarray, views, probs=None) -> np.ndarray:
         """(B,) bool: the side on roll doubles where the cube decision says so and it may (a baseline
