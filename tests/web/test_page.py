@@ -91,7 +91,9 @@ def test_paste_an_id_and_get_the_ranked_plays(browser, live_server, tmp_path):
     with urllib.request.urlopen(f"{live_server}/api/hint?position={urllib.request.quote(XGID)}") as answer:
         expected = json.loads(answer.read())["plays"]
     assert len(rows) == len(expected) and rows[0].find_elements(By.TAG_NAME, "td")[1].text == expected[0]["move"]
-    arrows = browser.find_elements(By.CSS_SELECTOR, "#board svg line.arrow")
+    # the board is drawn by a request of its own after the table fills: wait for it (on a busy machine the
+    # check above can come first)
+    arrows = wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg line.arrow"), 30, "the best play drawn")
     assert len(arrows) >= 2
     assert browser.find_element(By.ID, "error").get_attribute("hidden")
     screenshot(browser, tmp_path, "web_hint.png")
