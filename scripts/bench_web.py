@@ -2,6 +2,7 @@
 
     python scripts/bench_web.py [--clients 8] [--requests 400] [--requests-2ply 80] [--json docs/bench_web.json]
     python scripts/bench_web.py --variant batched= --variant unbatched=--no-batching --repeats 5 --requests-2ply 0
+    python scripts/bench_web.py --variant before=@../main --variant after= --repeats 5 --requests-2ply 0
 
 Starts ``python evaluate.py web`` on a free port (the server as users run it: uvicorn, one process),
 then, for 0-ply and then 2-ply, ``--clients`` threads each keep one HTTP/1.1 connection and send their
@@ -11,7 +12,8 @@ the client sees it (median p50 and p99, seconds), the requests answered per seco
 phase's wall time, and the server process's CPU seconds per request (user + system, from /proc: on a
 machine shared with other work the wall figures are noise, the CPU ones much less so); every answer
 must be 200 with ranked plays. ``--variant NAME=FLAGS`` (repeatable) starts one server per variant
-with those extra flags of ``evaluate.py web``, all at once, and runs the phases ``--repeats`` times
+with those extra flags of ``evaluate.py web`` (``NAME=@DIR FLAGS``: the server of the checkout in DIR),
+all at once, and runs the phases ``--repeats`` times
 interleaved (the variants' order turned round each repeat); the figures then are medians over the
 repeats. The load average before the run is recorded.
 """
@@ -102,10 +104,15 @@ def cpu_seconds(pid: int) -> float:
 
 
 def start_server(flags: list[str]) -> tuple[subprocess.Popen, int]:
+    """``evaluate.py web`` with ``flags`` on a free port, once it answers; a first flag ``@DIR`` runs the
+    server of the checkout in DIR instead of this one (the code before a change, say)."""
+    root = ROOT
+    if flags and flags[0].startswith("@"):
+        root, flags = Path(flags[0][1:]).resolve(), flags[1:]
     port = free_port()
-    server = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "web", "--port", str(port), *flags],
-                              cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                              env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    server = subprocess.Popen([sys.executable, str(root / "evaluate.py"), "web", "--port", str(port), *flags],
+                              cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, PYTHONPATH=str(root)))
     wait_until_up(port, server)
     return server, port
 

@@ -8,10 +8,11 @@ elsewhere; the schema is /openapi.json). The endpoints and their answers: model/
 games' nets are loaded once, before serving.
 Requests are answered side by side on uvicorn's threads, each with numpy's BLAS on one thread
 (model/cli/blas.py, as every command), so that concurrent clients share the cores instead of
-oversubscribing them; their network calls of up to 4,096 positions are merged into one
-(model/web/batch.py: a call waits at most ``--batch-wait`` milliseconds for others; ``--no-batching``
-scores each request on its own). Ctrl-C stops the server. A bad flag, a net that cannot be loaded, a
-missing extra or an address that cannot be listened on: one line on stderr, exit status 2.
+oversubscribing them; their network calls of up to 4,096 positions that arrive while a forward pass
+runs, or within ``--batch-wait`` milliseconds (default 2) of a call that waits for company, are merged
+into one (model/web/batch.py; ``--no-batching`` scores each request on its own). Ctrl-C stops the
+server. A bad flag, a net that cannot be loaded, a missing extra or an address that cannot be listened
+on: one line on stderr, exit status 2.
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ def build_parser() -> OneLineParser:
     p.add_argument("--bot", default=None, help="backgammon checkpoint (default: the shipped net)")
     p.add_argument("--nardi-bot", default=None, help="long-nardi checkpoint (default: the shipped net)")
     p.add_argument("--batch-wait", type=float, default=1000 * WAIT, metavar="MS",
-                   help="concurrent requests' network calls are merged into one: a call waits at most MS "
-                        f"milliseconds for others to join it (default {1000 * WAIT:g}; 0: only the calls that "
-                        "arrive while a forward pass runs are merged)")
+                   help="concurrent requests' network calls are merged into one: those that arrive while a "
+                        "forward pass runs, and those that come within MS milliseconds of a call that waits "
+                        f"for company (default {1000 * WAIT:g}; 0: no waiting)")
     p.add_argument("--no-batching", action="store_true", help="score every request's positions on their own")
     p.add_argument("--rollout-workers", type=int, default=1, help="rollouts run side by side (default 1)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"),

@@ -69,7 +69,7 @@ class ApiError(Exception):
 class BotShelf:
     """The bot of each game, loaded once, at its first use (``paths``: checkpoint per game; None:
     the shipped net). ``get(game)`` gives it with its network behind a ``NetBatcher`` (model/web/batch.py:
-    the small calls of concurrent requests merged, each waiting at most ``batch_wait`` seconds for
+    the small calls of concurrent requests merged, a call waiting at most ``batch_wait`` seconds for
     company; None: no batching), ``get(game, batched=False)`` the bot itself, for work that makes its
     own large batches (rollouts, match analysis)."""
 
@@ -98,12 +98,6 @@ class BotShelf:
                     raise ApiError(400, f"{bot.name} is a baseline: the server needs a network for {game}")
                 self._raw[game], self._bots[game] = bot, self._batched(bot)
             return (self._bots if batched else self._raw)[game]
-
-    def close(self) -> None:
-        """Stop the batchers' workers (the server is stopping)."""
-        for bot in self._bots.values():
-            if isinstance(bot.net, NetBatcher):
-                bot.net.close()
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -254,7 +248,6 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
     async def lifespan(app):
         yield
         jobs.shutdown()
-        shelf.close()
 
     # FastAPIOffline: FastAPI whose /docs page (Swagger UI) takes its script, style and icon from the
     # fastapi-offline package (under /static-offline-docs) instead of a CDN; no validator badge (fetched

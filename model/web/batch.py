@@ -2,14 +2,17 @@
 
 uvicorn answers requests side by side on its threads, and each 0-ply hint, evaluation or cube
 decision asks the network twice for a few dozen positions. A network call has a fixed cost (the
-feature encoding's and the layers' per-call overhead: about 1 ms on the 2-core development machine,
-where 1,600 positions in one call cost 6 ms and one at a time 75 to 115 ms) that such small calls pay
-again and again. ``NetBatcher(net)`` has the networks' interface (``config``, ``probabilities``,
-``eval``); behind it one worker thread takes the calls that wait in its queue, the ones that arrived
-within ``wait`` seconds of the first and those that came while the previous forward pass ran, stacks
-their positions into one array (at most ``max_rows``), makes one call of ``net`` and hands every
-caller its own rows. A call of more than ``max_rows`` positions (a 2-ply look-ahead's, a rollout's)
-goes straight to ``net`` in the caller's thread: it is big enough on its own.
+feature encoding's and the layers' per-call overhead, about 1 ms on the 2-core development machine:
+100 calls of 16 positions took 100 to 130 ms of CPU, the same 1,600 positions in one call 6 to 8 ms)
+that such small calls pay again and again. ``NetBatcher(net)`` has the networks' interface (``config``, ``probabilities``,
+``eval``) and merges such calls of concurrent threads: a call that finds no forward pass running runs
+one itself, after waiting at most ``wait`` seconds from its arrival for others to join it, for all the
+calls then queued (at most ``max_rows`` positions); calls that arrive while a pass runs queue, and when
+it ends one of their threads runs the next pass for all of them. Each caller gets its own rows back.
+No thread is woken to run a call: with ``wait`` 0 a call alone costs one lock more than a plain
+call; under load, every call that comes while a pass runs joins the next one. A call of more than ``max_rows``
+positions (a 2-ply look-ahead's deepest, a rollout's) goes straight to ``net``: it is big enough on
+its own.
 
 Each position's probabilities are the network's for that position whatever else is in the batch: the
 caller gets exactly its rows back, in order, and an error of the merged call is raised in every caller
@@ -31,7 +34,10 @@ from collections import deque
 import numpy as np
 
 WAIT = 0.002
-"""Seconds the worker waits after a call's arrival for others to join it (the server's default)."""
+"""Seconds a call that finds no pass running waits from its arrival for others to join it (the
+server's default). Measured with 8 clients of 0-ply hints (scripts/bench_web.py, 7 interleaved runs,
+load average 9 to 12 on 2 cores): CPU per request 9.9 ms unbatched, 8.8 / 8.2 / 7.7 / 7.4 ms waiting
+0 / 1 / 2 / 5 ms; a request alone pays the wait once per network call (two for a 0-ply hint)."""
 MAX_ROWS = 4096
 """Most positions per merged call; a larger call is not batched (model/net/inference.py's CHUNK)."""
 
@@ -43,7 +49,7 @@ class _Call:
 
     def __init__(self, positions: np.ndarray, device):
         self.positions, self.device, self.arrived = positions, device, time.monotonic()
-        self.done = threading.Event()
+        self.done = False
         self.result: np.ndarray | None = None
         self.error: BaseException | None = None
 
@@ -60,8 +66,7 @@ class NetBatcher:
         self.calls = self.merged = 0
         self._queue: deque[_Call] = deque()
         self._cond = threading.Condition()
-        self._worker: threading.Thread | None = None
-        self._closed = False
+        self._running = False  # a thread is taking or running a merged call
 
     def eval(self):
         self.net.eval()
@@ -70,79 +75,65 @@ class NetBatcher:
     def probabilities(self, positions: np.ndarray, device="cpu") -> np.ndarray:
         """Outcome probabilities (B, K) of positions (B, 28) seen by the side on roll, as ``net``'s."""
         positions = np.asarray(positions)
-        call = _Call(positions, device) if 0 < len(positions) <= self.max_rows else None
-        with self._cond:
-            if call is None or self._closed:
+        if not 0 < len(positions) <= self.max_rows:
+            with self._cond:
                 self.calls += 1
-                call = None
-            else:
-                self._queue.append(call)
-                if self._worker is None:
-                    self._worker = threading.Thread(target=self._work, name="net-batcher", daemon=True)
-                    self._worker.start()
-                self._cond.notify()
-        if call is None:
             return self.net.probabilities(positions, device)
-        call.done.wait()
+        call = _Call(positions, device)
+        with self._cond:
+            self._queue.append(call)
+            self._cond.notify_all()  # a leader waiting for company sees the rows grow
+        while True:
+            with self._cond:
+                while self._running and not call.done:
+                    self._cond.wait()
+                if call.done:
+                    break
+                self._running = True  # this thread leads: it runs the next merged call
+                batch = self._take(call)
+            self._run(batch)
         if call.error is not None:
             raise call.error
         return call.result
 
-    def close(self) -> None:
-        """Stop the worker once the queue is empty; later calls go straight to ``net``."""
-        with self._cond:
-            self._closed = True
-            self._cond.notify()
-        if self._worker is not None:
-            self._worker.join(10)
-
-    # -- the worker -----------------------------------------------------------------------------
-
-    def _take(self) -> list[_Call] | None:
-        """The next batch: the first call waiting and those that join it within ``wait`` seconds of its
-        arrival (same device, ``max_rows`` positions in all); None when closed and empty."""
-        with self._cond:
-            while not self._queue:
-                if self._closed:
-                    return None
-                self._cond.wait()
-            first = self._queue[0]
-            deadline = first.arrived + self.wait
-            while not self._closed and self._rows(first.device) < self.max_rows:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                self._cond.wait(left)
-            batch, rows, kept = [], 0, deque()
-            while self._queue:
-                call = self._queue.popleft()
-                if call.device == first.device and (not batch or rows + len(call.positions) <= self.max_rows):
-                    batch.append(call)
-                    rows += len(call.positions)
-                else:
-                    kept.append(call)
-            self._queue = kept
-            self.calls += 1
-            self.merged += len(batch) if len(batch) > 1 else 0
-            return batch
+    def _take(self, first: _Call) -> list[_Call]:
+        """(With the lock held.) The calls of the next merged call: those queued within ``wait``
+        seconds of ``first``'s arrival, on its device, ``max_rows`` positions in all (``first`` always)."""
+        deadline = first.arrived + self.wait
+        while self._rows(first.device) < self.max_rows and (left := deadline - time.monotonic()) > 0:
+            self._cond.wait(left)
+        batch, rows, kept = [], 0, deque()
+        for call in self._queue:
+            if call is first or (call.device == first.device and rows + len(call.positions) <= self.max_rows):
+                batch.append(call)
+                rows += len(call.positions)
+            else:
+                kept.append(call)
+        self._queue = kept
+        self.calls += 1
+        self.merged += len(batch) if len(batch) > 1 else 0
+        return batch
 
     def _rows(self, device) -> int:
         return sum(len(c.positions) for c in self._queue if c.device == device)
 
-    def _work(self) -> None:
-        while (batch := self._take()) is not None:
-            try:
-                stacked = np.concatenate([c.positions for c in batch]) if len(batch) > 1 else batch[0].positions
-                out = self.net.probabilities(stacked, batch[0].device)
-                start = 0
-                for call in batch:
-                    call.result = out[start:start + len(call.positions)].copy()
-                    start += len(call.positions)
-            except BaseException as err:  # noqa: BLE001 - every caller of the merged call sees its error
-                for call in batch:
-                    call.error = err
+    def _run(self, batch: list[_Call]) -> None:
+        """One call of ``net`` for the batch (outside the lock); every caller then gets its rows."""
+        try:
+            stacked = np.concatenate([c.positions for c in batch]) if len(batch) > 1 else batch[0].positions
+            out = self.net.probabilities(stacked, batch[0].device)
+            start = 0
             for call in batch:
-                call.done.set()
+                call.result = out[start:start + len(call.positions)].copy()
+                start += len(call.positions)
+        except BaseException as err:  # noqa: BLE001 - every caller of the merged call sees its error
+            for call in batch:
+                call.error = err
+        with self._cond:
+            for call in batch:
+                call.done = True
+            self._running = False
+            self._cond.notify_all()
 
     def __repr__(self) -> str:
         return f"NetBatcher({self.net!r}, wait={self.wait})"
