@@ -1,6 +1,6 @@
 """The HTTP API under load: N concurrent clients, a fixed number of hint requests, on 127.0.0.1.
 
-    python scripts/bench_web.py [--clients 8] [--requests 400] [--requests-2ply 80] [--json docs/bench_web.json]
+    python scripts/bench_web.py [--clients 8] [--requests 400] [--requests-2ply 80] [--json FILE]
     python scripts/bench_web.py --variant batched= --variant unbatched=--no-batching --repeats 5 --requests-2ply 0
     python scripts/bench_web.py --variant before=@../main --variant after= --repeats 5 --requests-2ply 0
 
