@@ -3,6 +3,7 @@
     python scripts/strength_curve.py runs/bg --opponent pubeval --games 2000 --out docs/strength_backgammon
     python scripts/strength_curve.py runs/bg3 --opponent pubeval,gnubg-0ply --benchmark --x hours --out X
     python scripts/strength_curve.py --plot docs/strength_backgammon.json      # draw it again from the JSON
+    python scripts/strength_curve.py --plot a.json b.json --out c             # c.json: a's and b's points
 
 The first writes docs/strength_backgammon.json and docs/strength_backgammon.png; the last redraws the
 PNG (or, with --format svg, an SVG) from the JSON alone. Snapshots are the small files that train.py
@@ -127,8 +128,9 @@ def plot(points: list[dict], path: str | Path, game: str = "", x: str = "games")
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run", nargs="?", help="run folder written by train.py (with snapshots/)")
-    parser.add_argument("--plot", metavar="JSON", help="only draw the plot of this JSON file "
-                                                             "(no games played)")
+    parser.add_argument("--plot", metavar="JSON", nargs="+", help="only draw the plot of this JSON file "
+                                                                          "(no games played); several: their "
+                                                                          "points together, written to --out")
     parser.add_argument("--opponent", default=None, help="baseline name, or several comma separated "
                                                         "(default: pubeval / heuristic)")
     parser.add_argument("--benchmark", action="store_true", help="backgammon: also score every snapshot "
@@ -142,8 +144,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if bool(args.run) == bool(args.plot):
         parser.error("give either a run folder (to measure and plot) or --plot JSON (to plot only)")
-    if args.run and not args.out:
-        parser.error("--out is needed with a run folder")
+    if (args.run or (args.plot and len(args.plot) > 1)) and not args.out:
+        parser.error("--out is needed with a run folder or several --plot files")
     try:
         need_matplotlib()  # before any game is played
     except ImportError as e:
@@ -151,15 +153,21 @@ def main(argv: list[str]) -> int:
         return 2
 
     if args.plot:
-        source = Path(args.plot)
+        points = []
         try:
-            points = json.loads(source.read_text())
-            game = source.stem.removeprefix("strength_") if source.stem.startswith("strength_") else ""
-            out = plot(points, Path(args.out or source.with_suffix("")).with_suffix("." + args.format), game,
-                       x=args.x)
+            for source in map(Path, args.plot):
+                points += json.loads(source.read_text())
+            first = Path(args.plot[0])
+            game = first.stem.removeprefix("strength_") if first.stem.startswith("strength_") else ""
+            game = "" if any(isinstance(p, dict) and p.get("game") for p in points) else game  # theirs first
+            out = Path(args.out or first.with_suffix(""))
+            out = plot(points, out.with_suffix("." + args.format), game, x=args.x)
         except (OSError, ValueError, KeyError, TypeError) as e:
             print(f"error: {source}: cannot plot it ({type(e).__name__}: {e})", file=sys.stderr)
             return 2
+        if len(args.plot) > 1:
+            out.with_suffix(".json").write_text(json.dumps(points, indent=1))
+            print(f"wrote {out.with_suffix('.json')}")
         print(f"wrote {out}")
         return 0
 

@@ -77,6 +77,13 @@ def test_benchmark_panel_and_hours_on_the_bottom_axis(tmp_path, capsys):
     assert strength_curve.main(["--plot", str(source), "--x", "hours", "--format", "svg"]) == 0
     svg = (tmp_path / "strength_backgammon_v3.svg").read_text()
     assert "benchmark error rate" in svg and "hours of training" in svg and "games trained" in svg
+    other = tmp_path / "gnubg.json"
+    other.write_text(json.dumps([{**p, "opponent": "gnubg-0ply", "ppg": -p["ppg"]} for p in POINTS]))
+    both = tmp_path / "both"
+    assert strength_curve.main(["--plot", str(source), str(other), "--out", str(both), "--x", "hours"]) == 0
+    merged = json.loads(both.with_suffix(".json").read_text())
+    assert len(merged) == 9 and {p.get("opponent") for p in merged} == {"pubeval", "gnubg-0ply", None}
+    assert both.with_suffix(".png").stat().st_size > 5000
     source.write_text(json.dumps([{**p, "hours": 0} for p in POINTS]))
     assert strength_curve.main(["--plot", str(source), "--x", "hours"]) == 2
     assert "needs every point's hours" in capsys.readouterr().err
