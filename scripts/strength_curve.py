@@ -116,7 +116,8 @@ def plot(points: list[dict], path: str | Path, game: str = "", x: str = "games")
         per_point = {p.get("eval_games") for p in points}
         title = f"{game + ': ' if game else ''}strength against {opponents} over training"
         if len(per_point) == 1 and None not in per_point and lines:
-            title += f" ({per_point.pop():,} mirrored games per point)"
+            per = f"({per_point.pop():,} mirrored games per point)"
+            title += ("\n" if len(title) + len(per) > 85 else " ") + per
         ax.set_title(title, fontsize=11)
         path.parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path, metadata={"Software": None} if path.suffix == ".png" else {"Date": None})
