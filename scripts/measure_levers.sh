@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What each strength lever of issue 11 bought (docs/strength_levers.md): every step's checker-play
-# benchmark error rates, and a 10,000-game mirrored duel against the step before it.
-# Writes docs/levers/*.json. About 50 minutes on the 2-core machine (net duels 30-50 games/s, against
-# gnubg 0-ply about 15).
+# benchmark error rates, a 10,000-game mirrored duel against the step before it, and the nets against
+# the yardsticks. Writes docs/levers/*.json. About an hour on the 2-core machine (duels 30-65 games/s,
+# against gnubg 0-ply about 28).
 #   scripts/measure_levers.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,3 +37,7 @@ python evaluate.py $V3 gnubg-0ply --games $GAMES --seed 1201 --no-progress --jso
 python evaluate.py $V3 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/v3_vs_pubeval.json
 python evaluate.py $V3 heuristic --games 2000 --seed 1203 --no-progress --json $OUT/v3_vs_heuristic.json
 python evaluate.py $V3 random --games 2000 --seed 1204 --no-progress --json $OUT/v3_vs_random.json
+
+# the shipped net and the one-ply fork against gnubg 0-ply on the same dice as the v3 net
+python evaluate.py $L0 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/shipped_vs_gnubg0.json
+python evaluate.py $ONEPLY gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply_vs_gnubg0.json
