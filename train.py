@@ -58,8 +58,8 @@ class Args:
     hidden: str = option("128", help="hidden layer widths, comma separated (e.g. 128 or 256,128); "
                                      "a resumed run keeps its own")
     features: int = option(0, help="input encoding of a new network: 0 = the game's default; nardi 1 or 2 "
-                                   "(long-nardi inputs); backgammon 2 (TD-Gammon units and summaries) or 3 "
-                                   "(gnubg's inputs); a resumed run keeps its own")
+                                   "(long-nardi inputs, the default); backgammon 2 (TD-Gammon units and "
+                                   "summaries, the default) or 3 (gnubg's inputs); a resumed run keeps its own")
     lam: float = option(0.7, help="TD lambda")
     lr: float = option(1e-3, help="Adam learning rate")
     lr_schedule: str = option("", help="piecewise-constant learning rate by games played, "

@@ -14,9 +14,10 @@ Backgammon version 3 is gnubg's inputs instead (model/net/contact_inputs.py: per
 units of every point and the bar and 25 features: escapes, containment, hitting chances, pips lost to
 hits, timing, anchors, back game...), then both sides' pip counts / 100 and whether contact remains.
 
-Nardi version 2 is the long-nardi inputs of model/net/nardi_inputs.py instead (per side, the four
-units of every point and features for the head, blocks and primes, escapes of the rearmost checker,
-containment, the race and the mars), then the race lead and whether contact remains.
+Nardi version 2 (the default since the shipped nardi net uses it) is the long-nardi inputs of
+model/net/nardi_inputs.py instead of version 1's (per side, the four units of every point and
+features for the head, blocks and primes, escapes of the rearmost checker, containment, the race and
+the mars), then the race lead and whether contact remains.
 
 Every checkpoint records its game's ``feature_version``; ``SUPPORTED`` lists the encodings this code
 can compute, so a checkpoint made with another encoding is refused instead of silently misread.
@@ -34,7 +35,7 @@ from model.net.contact_inputs import contact_inputs, num_contact_inputs
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
 
-FEATURE_VERSION = {"backgammon": 2, "nardi": 1}
+FEATURE_VERSION = {"backgammon": 2, "nardi": 2}
 SUPPORTED = {"backgammon": (2, 3), "nardi": (1, 2)}
 
 
@@ -127,7 +128,7 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
         out[:, -1] = has_contact(game, pos)
         return out
     b = len(pos)
-    out = np.empty((b, num_features(game)), dtype=np.float32)
+    out = np.empty((b, num_features(game, version)), dtype=np.float32)
     units = np.take(_UNIT_WORDS, pos[:, :24].astype(np.intp) + 15, axis=0, mode="clip")
     out[:, :192] = units.view(np.float32).reshape(b, 192)
     out[:, 192] = pos[:, BAR] / 2.0

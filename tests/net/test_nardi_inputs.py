@@ -100,13 +100,16 @@ def test_unpassed_and_front_block():
     assert f["front_block"] == pytest.approx(3 / 6) and f["head"] == pytest.approx(5 / 15)
 
 
-def test_flipping_swaps_the_halves_and_version_1_stays():
-    """The halves of a flipped position are the original's swapped; version 1 is still the default."""
+def test_flipping_swaps_the_halves_and_version_2_is_the_default():
+    """The halves of a flipped position are the original's swapped; version 2 is the default (the
+    shipped nardi net's), version 1 can still be asked for."""
     pos = random_positions("nardi", 300, seed=4)[0]
     a, b = encode("nardi", pos, 2), encode("nardi", flip("nardi", pos), 2)
     np.testing.assert_allclose(a[:, :HALF], b[:, HALF : 2 * HALF])
     np.testing.assert_allclose(a[:, RACE_LEAD], -b[:, RACE_LEAD], atol=1e-6)
-    assert FEATURE_VERSION["nardi"] == 1 and encode("nardi", pos).shape == (300, 209)
+    assert FEATURE_VERSION["nardi"] == 2
+    np.testing.assert_array_equal(encode("nardi", pos), a)
+    assert encode("nardi", pos, 1).shape == (300, 209) == (300, num_features("nardi", 1))
 
 
 def test_contact_is_the_engines():

@@ -65,3 +65,48 @@ def test_measure_the_snapshots_of_a_run(tmp_path):
     assert [(p["games"], p["hours"], p["opponent"], p["game"]) for p in points] == [
         (100, 0.1, "random", "nardi"), (200, 0.2, "random", "nardi")]
     assert out.with_suffix(".png").stat().st_size > 5000
+
+
+def test_benchmark_panel_and_hours_on_the_bottom_axis(tmp_path, capsys):
+    """Benchmark points get a second panel; --x hours puts hours below, and needs growing hours."""
+    bench = [{"games": p["games"], "hours": p["hours"], "game": "backgammon",
+              "benchmark": {c: [10.0 - i, 1.0] for c in ("contact", "crashed", "race", "overall")}}
+             for i, p in enumerate(POINTS)]
+    source = tmp_path / "strength_backgammon_v3.json"
+    source.write_text(json.dumps(POINTS + bench))
+    assert strength_curve.main(["--plot", str(source), "--x", "hours", "--format", "svg"]) == 0
+    svg = (tmp_path / "strength_backgammon_v3.svg").read_text()
+    assert "benchmark error rate" in svg and "hours of training" in svg and "games trained" in svg
+    other = tmp_path / "gnubg.json"
+    other.write_text(json.dumps([{**p, "opponent": "gnubg-0ply", "ppg": -p["ppg"]} for p in POINTS]))
+    both = tmp_path / "both"
+    assert strength_curve.main(["--plot", str(source), str(other), "--out", str(both), "--x", "hours"]) == 0
+    merged = json.loads(both.with_suffix(".json").read_text())
+    assert len(merged) == 9 and {p.get("opponent") for p in merged} == {"pubeval", "gnubg-0ply", None}
+    assert both.with_suffix(".png").stat().st_size > 5000
+    source.write_text(json.dumps([{**p, "hours": 0} for p in POINTS]))
+    assert strength_curve.main(["--plot", str(source), "--x", "hours"]) == 2
+    assert "needs every point's hours" in capsys.readouterr().err
+
+
+def test_measure_against_two_opponents_and_the_benchmark(tmp_path, capsys):
+    """A tiny backgammon snapshot against two baselines and on the benchmark; a bad name is refused
+    before any game."""
+    import torch
+
+    from model.net.checkpoint import save
+    from model.net.network import NetConfig, OutcomeNet
+
+    torch.manual_seed(0)
+    save(tmp_path / "run" / "snapshots" / "games_000000100.pt", OutcomeNet(NetConfig("backgammon", (4,))),
+         games=100, made_by={"seconds": 360})
+    out = tmp_path / "curve"
+    assert strength_curve.main([str(tmp_path / "run"), "--opponent", "random,nobody", "--out", str(out)]) == 2
+    assert "--opponent" in capsys.readouterr().err and not out.with_suffix(".json").exists()
+    assert strength_curve.main([str(tmp_path / "run"), "--opponent", "random,heuristic", "--games", "2",
+                                "--benchmark", "--out", str(out)]) == 0
+    points = json.loads(out.with_suffix(".json").read_text())
+    assert [p.get("opponent") for p in points] == ["random", "heuristic", None]
+    er = points[2]["benchmark"]
+    assert set(er) >= {"contact", "crashed", "race", "overall"} and points[2]["hours"] == 0.1
+    assert all(v[0] > 0 and v[1] > 0 for k, v in er.items() if k != "bearoff")  # a random net errs

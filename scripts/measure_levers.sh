@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# What each strength lever of issue 11 bought (docs/strength_levers.md): every step's checker-play
+# benchmark error rates, a 10,000-game mirrored duel against the step before it, and the nets against
+# the yardsticks. Writes docs/levers/*.json. About an hour on the 2-core machine (duels 30-65 games/s,
+# against gnubg 0-ply about 28).
+#   scripts/measure_levers.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=docs/levers
+mkdir -p "$OUT"
+export OMP_NUM_THREADS=1
+GAMES=${GAMES:-10000}
+
+L0=checkpoints/backgammon.safetensors                     # shipped: feature version 2, 740k TD games
+V3=checkpoints/levers/backgammon-v3-431k.safetensors        # gnubg-style inputs (v3), 431,890 TD games
+V3_310=checkpoints/levers/backgammon-v3-310k.safetensors    # the same run at 310,269 games
+ONEPLY=checkpoints/levers/backgammon-v3-oneply-308k.safetensors  # forked at 270k, one-ply target to 308k
+
+# the benchmark: every step at once (paired differences against the first), then each step against
+# the step before it (paired difference of the overall error rate on the same positions)
+python evaluate.py benchmark $L0+noexact $V3+noexact $V3 $ONEPLY $V3_310 --json $OUT/benchmark_all.json
+python evaluate.py benchmark $L0+noexact $V3+noexact --json $OUT/benchmark_inputs.json
+python evaluate.py benchmark $V3+noexact $V3 --json $OUT/benchmark_bearoff.json
+python evaluate.py benchmark $V3_310 $ONEPLY --json $OUT/benchmark_oneply_same_games.json
+python evaluate.py benchmark $V3 $ONEPLY --json $OUT/benchmark_oneply_same_time.json
+
+# the duels, mirrored dice, one after another
+python evaluate.py $V3+noexact $L0+noexact --games $GAMES --seed 1101 --no-progress --json $OUT/duel_inputs.json
+python evaluate.py $V3 $V3+noexact --games $GAMES --seed 1102 --no-progress --json $OUT/duel_bearoff.json
+python evaluate.py $ONEPLY $V3_310 --games $GAMES --seed 1103 --no-progress --json $OUT/duel_oneply_same_games.json
+python evaluate.py $ONEPLY $V3 --games $GAMES --seed 1104 --no-progress --json $OUT/duel_oneply_same_time.json
+# the two nets as they play (bear-offs from the databases): the feature-version-3 net against the shipped one
+python evaluate.py $V3 $L0 --games $GAMES --seed 1105 --no-progress --json $OUT/duel_v3_vs_shipped.json
+
+# the feature-version-3 net against the yardsticks
+python evaluate.py $V3 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/v3_vs_gnubg0.json
+python evaluate.py $V3 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/v3_vs_pubeval.json
+python evaluate.py $V3 heuristic --games 2000 --seed 1203 --no-progress --json $OUT/v3_vs_heuristic.json
+python evaluate.py $V3 random --games 2000 --seed 1204 --no-progress --json $OUT/v3_vs_random.json
+
+# the shipped net and the one-ply fork against gnubg 0-ply on the same dice as the v3 net
+python evaluate.py $L0 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/shipped_vs_gnubg0.json
+python evaluate.py $ONEPLY gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply_vs_gnubg0.json
