@@ -37,8 +37,10 @@ from model.players.pubeval import _flat_tables
 
 SCALE = 2.0**24
 """Fixed-point unit of the scores: pubeval's table entries rounded to multiples of 1/SCALE."""
-WIN = 2.0**52
-"""The score of a play that bears off the last checker (exact in float64, above every other)."""
+WIN = 2.0**36
+"""The score of a play that bears off the last checker: above every other (pubeval's scores stay
+far below 2^36 / SCALE = 4096)."""
+KEY_GROUP = 2**38  # top_distinct's sort key: group * KEY_GROUP - score
 ROLLS = len(ALL_ROLLS)
 DOUBLE = ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1]
 BAR_SOURCE = 24  # the source slot of a checker entering from the bar (not scored: pubeval ignores our bar)
@@ -88,22 +90,22 @@ def _gain(positions, rows, sources, dest, contact):
 
 
 def top_distinct(score: np.ndarray, group: np.ndarray, k: int) -> np.ndarray:
-    """(n,) bool: in each group (``group`` sorted), the first row of each of its ``k`` highest
-    distinct scores."""
-    if not len(score):
+    """(n,) bool: in each group (``group`` sorted, values below 2^23), the first row of each of
+    its ``k`` highest distinct scores (integers, |score| <= WIN)."""
+    n = len(score)
+    if not n:
         return np.zeros(0, dtype=bool)
-    s = np.array(score, dtype=np.float64)
-    starts = np.flatnonzero(np.diff(group, prepend=group[0] - 1))
-    sizes = np.diff(np.append(starts, len(s)))
-    chosen = np.zeros(len(s), dtype=bool)
-    for _ in range(k):
-        top = np.repeat(np.maximum.reduceat(s, starts), sizes)
-        hit = (s == top) & (top > -np.inf)
-        rows = np.flatnonzero(hit)
-        if not len(rows):
-            break
-        chosen[rows[np.diff(group[rows], prepend=group[rows[0]] - 1) != 0]] = True
-        s[hit] = -np.inf
+    key = np.asarray(group, dtype=np.int64) * KEY_GROUP - np.asarray(score, dtype=np.int64)
+    order = np.argsort(key, kind="stable")  # by group, best score first, ties in row order
+    key = key[order]
+    distinct = np.ones(n, dtype=bool)
+    distinct[1:] = key[1:] != key[:-1]
+    count = np.cumsum(distinct)  # distinct scores so far, all groups
+    first = np.ones(n, dtype=bool)
+    first[1:] = group[order][1:] != group[order][:-1]
+    rank = count - np.maximum.accumulate(np.where(first, count, 0))  # 0 for the group's best
+    chosen = np.zeros(n, dtype=bool)
+    chosen[order[distinct & (rank < k)]] = True
     return chosen
 
 
