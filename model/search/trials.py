@@ -454,7 +454,8 @@ def distinct_rows(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
-_MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93], dtype=np.uint64)
+_MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93],
+                dtype=np.uint64)  # odd multipliers: distinct_rows' hash
 
 
 def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:

@@ -93,3 +93,15 @@ def test_doubles_with_a_wide_beam_are_exact_and_the_default_beam_finds_the_best(
     kids, group = luck_plays("backgammon", positions, 4)
     found = _sets(kids, group)
     assert np.mean([best[g] <= found[g] for g in doubles]) > 0.85
+
+
+def test_distinct_rows_finds_each_position_once(positions):
+    """The rollout's network sees each distinct child once: rows rebuilt from (first, inverse),
+    as many as np.unique finds, each first where it first occurs."""
+    from model.search.trials import distinct_rows
+
+    rows = np.concatenate([positions, positions[::3], positions[5:9]])
+    first, inverse = distinct_rows(rows)
+    np.testing.assert_array_equal(rows[first][inverse], rows)
+    assert len(first) == len(np.unique(rows, axis=0))
+    assert all(not (rows[:i] == rows[i]).all(axis=1).any() for i in first)
