@@ -1,6 +1,8 @@
 """Rollout speed side by side with GNU Backgammon 1.07's own rollout, in one run.
 
     python scripts/bench_rollout.py --vr-trials 324 --plain-trials 1296 --repeat 3 --json docs/bench_rollout.json
+    git archive COMMIT | tar -x -C /tmp/before    # then, before and after in the same run:
+    python scripts/bench_rollout.py --tree /tmp/before ...
 
 The same position (default: the opening, the side on roll to roll), the same trials, 0-ply checker
 play, cubeless, no truncation, quasi-random dice, with and without variance reduction. gnubg runs
@@ -11,7 +13,9 @@ excluded), with the luck pruned as ``--prune`` says (one run per value). ``--rep
 every program in turn so that other load on the machine falls on all of them, and the figures are
 each run's median; each line also gives the CPU seconds the process used (gnubg: its own
 user+system time inside the run), a figure less sensitive to that load. Ratios are ours / gnubg's
-trials per second (and per CPU second).
+trials per second (and per CPU second). ``--tree DIR`` adds our rollouts as played by the source tree
+in DIR (an older commit, unpacked), each round in turn with the others, in a subprocess that loads its
+own net; its rows are marked with DIR's name.
 """
 
 from __future__ import annotations
@@ -72,6 +76,29 @@ def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: in
             "raw_equity_se": e.raw_equity_se}
 
 
+TREE_SCRIPT = """
+import json, sys
+from model.net.checkpoint import load_net
+sys.path.insert(0, sys.argv[1] + "/scripts")
+from bench_rollout import our_rollout
+net, _ = load_net(sys.argv[2], "backgammon", backend="numpy")
+batch = None if sys.argv[7] == "None" else int(sys.argv[7])
+print("BENCH", json.dumps(our_rollout(net, sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1", int(sys.argv[6]), batch)))
+"""
+
+
+def tree_rollout(tree: str, checkpoint: str, position: str, trials: int, vr: bool, prune: int,
+                 batch: int | None) -> dict:
+    """our_rollout as the source tree ``tree`` plays it (its own scripts/bench_rollout.py), in a subprocess."""
+    done = subprocess.run([sys.executable, "-c", TREE_SCRIPT, tree, checkpoint, position, str(trials),
+                           "1" if vr else "0", str(prune), str(batch)], capture_output=True, text=True, cwd=tree,
+                          env=dict(os.environ, PYTHONPATH=tree), timeout=3600, check=False)
+    line = [x for x in done.stdout.splitlines() if x.startswith("BENCH")]
+    if not line:
+        raise RuntimeError(f"{tree} gave no timing: {done.stdout[-500:]} {done.stderr[-500:]}")
+    return json.loads(line[-1][len("BENCH"):])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--position", default="4HPwATDgc/ABMA")
@@ -82,6 +109,8 @@ def main() -> int:
                     "comma-separated for several (default: 4, the rollouts' default; 0: every play)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds; the figures are each run's median (default: 3)")
     ap.add_argument("--batch", type=int, default=None)
+    ap.add_argument("--tree", action="append", default=[], help="also time our rollouts from the source "
+                    "tree in this folder (e.g. an older commit, unpacked); repeatable")
     ap.add_argument("--gnubg", default="/usr/games/gnubg")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
@@ -94,7 +123,7 @@ def main() -> int:
 
     def add(name, figures):
         rows.append({"run": name, **figures})
-        print(f"{name:<34}{figures['trials']:>7} trials {figures['seconds']:8.1f} s {figures['trials_per_s']:9.1f}"
+        print(f"{name:<48}{figures['trials']:>7} trials {figures['seconds']:8.1f} s {figures['trials_per_s']:9.1f}"
               f" trials/s   cpu {figures['cpu_seconds']:7.1f} s"
               + (f"   equity {figures['equity']:+.4f} se {figures['equity_se']:.4f}" if "equity" in figures else ""),
               flush=True)
@@ -102,27 +131,38 @@ def main() -> int:
     vr_gnubg, plain_gnubg, plain_ours = ("gnubg 1.07, variance reduction", "gnubg 1.07, no variance reduction",
                                          "ours, no variance reduction")
     ours_vr = {k: "ours, luck from every play" if k == 0 else f"ours, luck pruned to {k} plays" for k in prunes}
+    trees = {tree: Path(tree).name for tree in args.tree}
     for _ in range(args.repeat):  # rounds, each program in turn, so that other load falls on all of them
         add(vr_gnubg, gnubg_rollout(args.gnubg, args.position, args.vr_trials, True))
         for k in prunes:
             add(ours_vr[k], our_rollout(net, args.position, args.vr_trials, True, k, args.batch))
+            for tree, label in trees.items():
+                add(f"{ours_vr[k]} ({label})", tree_rollout(tree, args.checkpoint, args.position, args.vr_trials,
+                                                            True, k, args.batch))
         add(plain_gnubg, gnubg_rollout(args.gnubg, args.position, args.plain_trials, False))
         add(plain_ours, our_rollout(net, args.position, args.plain_trials, False, 0, args.batch))
+        for tree, label in trees.items():
+            add(f"{plain_ours} ({label})", tree_rollout(tree, args.checkpoint, args.position, args.plain_trials,
+                                                        False, 0, args.batch))
     median = {}
-    for name in [vr_gnubg, *ours_vr.values(), plain_gnubg, plain_ours]:
+    names = [vr_gnubg, *ours_vr.values(), *[f"{ours_vr[k]} ({label})" for k in prunes for label in trees.values()],
+             plain_gnubg, plain_ours, *[f"{plain_ours} ({label})" for label in trees.values()]]
+    for name in names:
         runs = [r for r in rows if r["run"] == name]
         median[name] = {key: float(np.median([r[key] for r in runs]))
                         for key in ("seconds", "trials_per_s", "cpu_seconds") + (("equity_se", "raw_equity_se")
                                                                                   if "equity_se" in runs[0] else ())}
         median[name]["cpu_ms_per_trial"] = 1e3 * median[name]["cpu_seconds"] / runs[0]["trials"]
     ratios, cpu = {}, {}
-    for key, ours, theirs in [(f"vr_prune{k}", ours_vr[k], vr_gnubg) for k in prunes] + [("no_vr", plain_ours,
-                                                                                          plain_gnubg)]:
+    pairs = [(f"vr_prune{k}", ours_vr[k], vr_gnubg) for k in prunes] + [("no_vr", plain_ours, plain_gnubg)]
+    pairs += [(f"vr_prune{k} ({label})", f"{ours_vr[k]} ({label})", vr_gnubg) for k in prunes for label in trees.values()]
+    pairs += [(f"no_vr ({label})", f"{plain_ours} ({label})", plain_gnubg) for label in trees.values()]
+    for key, ours, theirs in pairs:
         ratios[key] = median[ours]["trials_per_s"] / median[theirs]["trials_per_s"]
         cpu[key] = median[theirs]["cpu_ms_per_trial"] / median[ours]["cpu_ms_per_trial"]
     print(f"medians of {args.repeat} rounds:")
     for name, m in median.items():
-        print(f"  {name:<34}{m['trials_per_s']:9.1f} trials/s  {m['cpu_ms_per_trial']:7.1f} ms CPU per trial")
+        print(f"  {name:<48}{m['trials_per_s']:9.1f} trials/s  {m['cpu_ms_per_trial']:7.1f} ms CPU per trial")
     print("ours / gnubg, trials per second: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
     print("ours / gnubg, trials per CPU second: " + ", ".join(f"{k} {v:.2f}x" for k, v in cpu.items()))
     print(f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")

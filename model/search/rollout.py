@@ -138,9 +138,10 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     dice, roll the plays out with the cube in play (default: no); without dice, whether to add the
     cube decision (default: yes when ``state`` is given). ``batch``: items in play at once
     (default 256 with luck adjustment, 4096 without). ``prune`` > 0 (0-ply backgammon): the luck
-    uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays
-    (0: all plays, the textbook method; 4, the default, is about 2.4 times faster and its
-    intervals some 6% wider at equal trials: the most precision per CPU second of 2, 3, 4, 6, 8, 0). ``quasi``: quasi-random first two throws (off: plain
+    uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays,
+    found by model/search/luck.py (0: all plays, the textbook method; 4, the default, is about 4
+    times faster and its intervals some 6% wider at equal trials: the most precision per CPU second
+    of 2, 3, 4, 6, 8, 0). ``quasi``: quasi-random first two throws (off: plain
     random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly finished
     trial count. Ctrl-C (KeyboardInterrupt), or ``stop()`` turning true (asked after every ply: a
     server's cancel), stops early: the result holds the trials finished by every candidate,

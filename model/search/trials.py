@@ -4,7 +4,8 @@ A *candidate* is a start position (seen by its side on roll) with its cube; a *t
 once with dice stream t. Item (candidate c, trial t) is the unit of work; items enter a pool of
 ``batch`` slots in the order t = 0, 1, ..., candidates inside, and a finished item's slot takes
 the next one at once. Every ply of the whole pool is one ``legal_plays`` call and one network call
-(plus the deeper calls of the n-ply look-ahead when ``plies`` > 0).
+(plus luck_plays' search with ``prune``, and the deeper calls of the n-ply look-ahead when
+``plies`` > 0).
 
 Values are kept from the *root* side's view (the side whose equity is asked for): probabilities
 (K,) cumulative as in model/net/equity.py and, in cubeful trials, one number: money equity in units
@@ -23,11 +24,14 @@ x all plays: one legal_plays call, one network call). The luck of the roll throw
     L = V(r_thrown) - sum_r w_r V(r)      (w_r = 1/36 for doubles, 2/36 otherwise)
 and a trial's estimate is  result - sum over its plies of L  (in the root's view). Each L has mean
 0 whatever the evaluator, so the estimate stays unbiased; a good evaluator removes most of the dice'
-noise. With ``prune`` = K (0-ply backgammon) V(r) is the evaluator's best among the K plays of r
-that pubeval scores highest (gnubg likewise lets its small pruning nets pick the plays its 0-ply
-evaluation looks at); that is still a function of the roll alone, so L still has mean 0, and the
-play made is still the best of all plays. The raw result (no adjustment) is kept too: same games,
-same dice, so both estimates and their spreads come from one run.
+noise. With ``prune`` = K (0-ply backgammon) V(r) is the evaluator's best among K plays of r that
+pubeval scores highest (gnubg likewise lets its small pruning nets pick the plays its 0-ply
+evaluation looks at), found by model/search/luck.py without generating every play of every roll:
+pubeval's K best for a non-double, a beam search's (``beam`` wide) for a double. The roll thrown is
+valued the same way, so V is still a function of the position and the roll alone and L still has
+mean 0; the play made is still the best of all plays of the roll thrown (one legal_plays call for
+those, one network call for them and the luck's plays together). The raw result (no adjustment) is
+kept too: same games, same dice, so both estimates and their spreads come from one run.
 
 A trial ends when a side bears off its last checker (the result: outcome probabilities, and points x
 cube), at a bear-off position when ``bearoff`` is on (the databases' numbers, model/net/evaluator.py:
@@ -51,17 +55,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from engine.board import CHECKERS, OFF, OPP_OFF, flip, has_contact, winner_score
+from engine.board import CHECKERS, OFF, OPP_OFF, flip, winner_score
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
-
 from model.arena.pool import throws
 from model.cube import decisions as cube
 from model.net.bearoff import bearoff_mask
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.net.evaluator import ExactEndgames
-from model.players.base import group_argmax, group_rank, group_top
+from model.players.base import group_argmax, group_rank
 from model.players.net_player import child_probabilities
 from model.search.lookahead import child_probabilities_ahead, evaluate_positions
+from model.search.luck import luck_plays
 
 MAX_PLIES = 1000
 """A trial still going after this many plies is truncated (the evaluator's value)."""
@@ -105,6 +109,7 @@ class Settings:
     quasi: bool = True  # quasi-random first two throws
     state: cube.CubeState | None = None
     device: str = "cpu"
+    beam: int = 6  # with prune: the beam of luck_plays' search over a double's moves
 
 
 @dataclass
@@ -145,6 +150,7 @@ class Trials:
         self.luck_cf = np.zeros(slots)
         self.now = np.zeros((slots, k))  # evaluator's probabilities of the position on roll (mover)
         self.now_ok = np.zeros(slots, dtype=bool)
+        self.pruned = s.prune > 0 and s.plies == 0 and s.game == "backgammon"
         self.next_item = 0
         self._states: dict = {}
         self._freed: list[np.ndarray] = []  # slots finished this ply: refilled once the ply is over
@@ -282,28 +288,19 @@ class Trials:
             self.now[todo] = evaluate_positions(self.net, self.pos[todo], self.s.plies, self.s.device)
             self.now_ok[todo] = True
 
-    def _best(self, children, parent, frontier_slot, full=None):
-        """The best child of every frontier row for play and for the luck: ((index (F,), mover's
-        probs (F, K), cubeful value (F,) in the mover's units, nan in cubeless rows)) twice.
-        ``frontier_slot`` (F,) names the slot whose cube state applies. With ``prune`` (0-ply
-        backgammon), only rows in ``full`` have every child evaluated (their best play is the true
-        0-ply best); the luck's best of every row is the best among its ``prune`` best children by
-        pubeval's score, as gnubg's pruning nets pick the plays its 0-ply evaluates."""
+    def _best(self, children, parent, frontier_slot, distinct=False):
+        """The best child of every frontier row: (index (F,), mover's probs (F, K), cubeful value
+        (F,) in the mover's units, nan in cubeless rows). ``frontier_slot`` (F,) names the slot
+        whose cube state applies. ``distinct``: children that repeat (the luck's rolls of one
+        position often reach the same play: 6-1, 5-2 and 4-3 moving one checker 7 pips) are
+        evaluated once."""
         s, n = self.s, len(frontier_slot)
-        pruned = s.prune > 0 and s.plies == 0 and s.game == "backgammon" and full is not None
-        if pruned:
-            from model.players.pubeval import fast_scores
-
-            race = ~has_contact(s.game, self.pos[frontier_slot])  # pubeval judges the position before
-            keep = group_top(fast_scores(children, race[parent]), parent, n, s.prune)
-            look = np.flatnonzero(keep | full[parent])
-            probs = np.full((len(children), self.net.config.outputs), np.nan)
-            probs[look] = child_probabilities(self.net, children[look], s.device)
-            util = np.full(len(children), -np.inf)
-            util[look] = self._utility(probs[look], children[look], parent[look], frontier_slot)
+        if distinct:
+            once, again = distinct_rows(children)
+            probs = child_probabilities(self.net, children[once], s.device)[again]
         else:
             probs = child_probabilities(self.net, children, s.device)
-            util = self._utility(probs, children, parent, frontier_slot)
+        util = self._utility(probs, children, parent, frontier_slot)
         if s.plies > 0:
             top = util[group_argmax(util, parent, n)][parent]
             cand = np.flatnonzero((group_rank(util, parent, n) < s.keep) & (util >= top - s.margin))
@@ -311,16 +308,12 @@ class Trials:
             deep = np.full(len(children), -np.inf)
             deep[cand] = self._utility(probs[cand], children[cand], parent[cand], frontier_slot)
             util = deep
-        cubeful = (self.c.cubeful[self.item[frontier_slot] % len(self.c.positions)] if s.state is not None
-                   else np.zeros(n, dtype=bool))
-
-        def pick(best):
-            cf = np.full(n, np.nan)
+        best = group_argmax(util, parent, n)
+        cf = np.full(n, np.nan)
+        if s.state is not None:
+            cubeful = self.c.cubeful[self.item[frontier_slot] % len(self.c.positions)]
             cf[cubeful] = util[best[cubeful]]
-            return best, probs[best], cf
-
-        play = pick(group_argmax(util, parent, n))
-        return play, (pick(group_argmax(np.where(keep, util, -np.inf), parent, n)) if pruned else play)
+        return best, probs[best], cf
 
     def _utility(self, probs, children, parent, frontier_slot):
         """What the mover maximises: cubeless equity, or checker_play_value at its cube state."""
@@ -381,24 +374,35 @@ class Trials:
                                   np.stack([self.root_turn[slots], self.cube[slots], self.owner[slots],
                                             self.c.cubeful[c]], axis=1)], axis=1)
             _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            rolls = len(ALL_ROLLS)
-            frontier = np.repeat(slots[first], rolls)
-            children, parent = legal_plays(game, self.pos[frontier], np.tile(ALL_ROLLS, (len(first), 1)))
+            inverse, rolls, distinct = inverse.reshape(-1), len(ALL_ROLLS), slots[first]
             row = inverse * rolls + ROLL_INDEX[dice[:, 0], dice[:, 1]]
-            thrown = np.zeros(len(frontier), dtype=bool)
-            thrown[row] = True
-            (best, probs, _), (_, luck_probs, cf) = self._best(children, parent, frontier, thrown)
+            if self.pruned:  # the luck from luck_plays' few plays a roll; the play from every legal one
+                luck_kids, luck_parent = luck_plays(game, self.pos[distinct], s.prune, s.beam)
+                thrown, row = np.unique(row, return_inverse=True)
+                row = row.reshape(-1)
+                play_kids, play_parent = legal_plays(game, self.pos[distinct[thrown // rolls]],
+                                                     ALL_ROLLS[thrown % rolls])
+                children = np.concatenate([luck_kids, play_kids])
+                parent = np.concatenate([luck_parent, rolls * len(first) + play_parent])
+                frontier = np.concatenate([np.repeat(distinct, rolls), distinct[thrown // rolls]])
+                best, probs, cf = self._best(children, parent, frontier, distinct=True)
+                luck_row, row = inverse * rolls + ROLL_INDEX[dice[:, 0], dice[:, 1]], rolls * len(first) + row
+            else:  # every legal play of every roll: the luck and the play from the same values
+                frontier = np.repeat(distinct, rolls)
+                children, parent = legal_plays(game, self.pos[frontier], np.tile(ALL_ROLLS, (len(first), 1)))
+                best, probs, cf = self._best(children, parent, frontier, distinct=True)
+                luck_row = row
+            luck_probs = probs[: rolls * len(first)]
             mean = np.einsum("r,urk->uk", ROLL_WEIGHTS, luck_probs.reshape(len(first), rolls, -1))[inverse]
-            self.luck[slots] += self._root_delta(luck_probs[row] - mean, self.root_turn[slots])
+            self.luck[slots] += self._root_delta(luck_probs[luck_row] - mean, self.root_turn[slots])
             if s.state is not None:
-                cf_mean = (cf.reshape(len(first), rolls) @ ROLL_WEIGHTS)[inverse]
+                cf_mean = (cf[: rolls * len(first)].reshape(len(first), rolls) @ ROLL_WEIGHTS)[inverse]
                 for rows, state in self._groups(slots):
-                    self.luck_cf[slots[rows]] += self._to_root(cf[row[rows]] - cf_mean[rows], slots[rows],
+                    self.luck_cf[slots[rows]] += self._to_root(cf[luck_row[rows]] - cf_mean[rows], slots[rows],
                                                                state, delta=True)
         else:
             children, parent = legal_plays(game, self.pos[slots], dice)
-            (best, probs, _), _ = self._best(children, parent, slots)
+            best, probs, _ = self._best(children, parent, slots)
             row = np.arange(len(slots))
         chosen, chosen_probs = children[best[row]], probs[row]
         over = chosen[:, OFF] == CHECKERS
@@ -431,6 +435,27 @@ class Trials:
             ended = self.step()
             if progress is not None:
                 progress(ended)
+
+
+def distinct_rows(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(first (D,), inverse (N,)): ``positions[first]`` are the distinct rows of ``positions``
+    (N, 28), each where it first occurs, and ``positions == positions[first][inverse]``. Rows are
+    told apart by a 64-bit hash, checked in full (a collision falls back to an exact sort)."""
+    n = len(positions)
+    padded = np.zeros((n, 32), dtype=np.uint8)
+    padded[:, : positions.shape[1]] = positions.view(np.uint8)
+    words = padded.view(np.uint64)  # (n, 4)
+    with np.errstate(over="ignore"):
+        key = (words * _MIX).sum(axis=1, dtype=np.uint64)
+        key ^= key >> np.uint64(31)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if not np.array_equal(positions[first][inverse], positions):
+        _, first, inverse = np.unique(positions, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+_MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93],
+                dtype=np.uint64)  # odd multipliers: distinct_rows' hash
 
 
 def _on_roll(probs, x, state: cube.CubeState, hold) -> np.ndarray:

@@ -7,6 +7,7 @@ import pytest
 
 from engine.board import flip, start_position
 from engine.movegen import legal_plays
+from engine.tools.sample import random_positions
 from model.arena.pool import throws
 from model.cube.decisions import CubeState, match
 from model.net import bearoff_two_sided as ts
@@ -75,6 +76,26 @@ def test_truncation_after_one_and_two_plies_is_the_look_ahead(nets, game):
     if game == "backgammon":
         two = rollout(net, pos, trials=1296, truncate=2, vr=False, bearoff=False, seed=1, batch=1296)
         np.testing.assert_allclose(two.evaluation.probs, evaluate_positions(net, pos[None], 2)[0], atol=1e-9)
+
+
+def test_pruned_luck_changes_no_play_and_keeps_the_mean(nets):
+    """The luck from a few plays a roll (prune 4, model/search/luck.py) changes no play: the raw
+    trials are those of the luck from every play (prune 0). Truncated after one ply, 36 stratified
+    trials still average exactly the 1-ply value: each first roll is thrown once, so the luck
+    adjustments sum to zero, as they do only if the roll thrown is valued as the mean's rolls are."""
+    net = nets["backgammon"]
+    pos = random_positions("backgammon", 1, seed=4, kind="midgame")[0][0]
+    cands = Candidates(pos[None], np.ones(1, bool), np.zeros(1, bool), np.ones(1, int), np.full(1, NO_OWNER),
+                       np.zeros(1, bool))
+    raw = []
+    for prune in (0, 4):
+        engine = Trials(net, cands, 12, Settings("backgammon", prune=prune, seed=2), 64)
+        engine.run()
+        raw.append(engine.raw)
+    np.testing.assert_allclose(raw[0], raw[1], atol=1e-6)
+    one = evaluate_positions(net, pos[None], 1)[0]
+    adjusted = rollout(net, pos, trials=36, truncate=1, bearoff=False, seed=5, prune=4)
+    np.testing.assert_allclose(adjusted.evaluation.probs, one, atol=1e-9)
 
 
 def test_bearoffs_end_at_the_database_with_the_exact_cube_decision(nets):
