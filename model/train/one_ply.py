@@ -13,8 +13,8 @@ lambda-returns then mix V1 with the game's continuation:
 
     G_t = (1 - lambda) V1(x_t) + lambda flip(G_{t+1})        (lambda = 0: the one-ply value alone)
 
-``prune`` = K > 0 (backgammon) scores only each roll's K best plays by pubeval's quick score with
-the network, a cheaper approximation of each roll's best play; 0 scores every play.
+``prune`` = K > 0 (backgammon) scores only each roll's K best plays by pubeval with the network, a
+cheaper approximation of each roll's best play; 0 scores every play.
 """
 
 from __future__ import annotations
@@ -23,11 +23,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import has_contact
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 
 from model.net.equity import cubeless_equity
-from model.players.base import group_argmax, group_top
+from model.players.base import group_argmax
 from model.players.net_player import child_probabilities
 
 ROLLS = len(ALL_ROLLS)
@@ -50,23 +49,21 @@ class Replies:
 
 
 def best_replies(evaluator, game: str, positions: np.ndarray, prune: int = 0, device="cpu") -> Replies:
-    """The best play of each of the 21 rolls from each of ``positions`` (B, 28), side on roll's view."""
-    n = len(positions)
-    frontier = np.repeat(positions, ROLLS, axis=0)
-    dice = np.tile(ALL_ROLLS, (n, 1))
-    children, row = legal_plays(game, frontier, dice)
-    probs = np.zeros((len(children), evaluator.config.outputs))
-    if prune > 0 and game == "backgammon":
-        from model.players.pubeval import fast_scores
+    """The best play of each of the 21 rolls from each of ``positions`` (B, 28), side on roll's view.
 
-        race = ~has_contact(game, frontier)
-        look = np.flatnonzero(group_top(fast_scores(children, race[row]), row, len(frontier), prune))
+    ``prune`` = K > 0 (backgammon): each roll's plays are the K that pubeval scores highest, found by
+    model/search/luck.py's ``luck_plays`` (the rollouts' variance reduction uses the same) without
+    generating every legal play; K plays of a double are the best a beam search finds. 0: every play."""
+    n = len(positions)
+    if prune > 0 and game == "backgammon":
+        from model.search.luck import luck_plays
+
+        children, row = luck_plays(game, positions, prune)
     else:
-        look = np.arange(len(children))
-    probs[look] = child_probabilities(evaluator, children[look], device)
-    equity = np.full(len(children), -np.inf)
-    equity[look] = cubeless_equity(game, probs[look])
-    best = group_argmax(equity, row, len(frontier))
+        frontier = np.repeat(positions, ROLLS, axis=0)
+        children, row = legal_plays(game, frontier, np.tile(ALL_ROLLS, (n, 1)))
+    probs = child_probabilities(evaluator, children, device)
+    best = group_argmax(cubeless_equity(game, probs), row, n * ROLLS)
     return Replies(children, row, best, probs[best])
 
 
