@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
+from engine.movegen import ALL_ROLLS
 
 BAR_BIT = np.int32(1) << 25
 _IS_DOUBLE = ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1]
 _HIGH = ALL_ROLLS[~_IS_DOUBLE, 0][:, None].astype(np.int32)  # (15, 1) the non-doubles, in ALL_ROLLS order
 _LOW = ALL_ROLLS[~_IS_DOUBLE, 1][:, None].astype(np.int32)
 _DIE = ALL_ROLLS[_IS_DOUBLE, 0][:, None].astype(np.int32)  # (6, 1) the doubles
+_WAYS = np.where(_IS_DOUBLE, 1, 2).astype(np.float32)  # of the 36 rolls, how many each of the 21 is
 
 
 def _two_or_more(x: np.ndarray) -> np.ndarray:
@@ -170,11 +171,20 @@ def hit_features(shooters, singles, open_, blots, bar) -> np.ndarray:
     PIPLOSS: sum over the 36 rolls of the pips lost by the farthest blot the roll hits, / (12 x 36)
     (gnubg's scale: 1.0 is 12 pips lost per roll on average; at most 2). P1, P2: the chance (n / 36)
     of a roll that hits at least one, at least two blots.
+
+    Only rows where some checker (or the bar) stands above the nearest blot can hit at all (every
+    move goes down): about half of the positions of self-play; the others are 0 without ``roll_hits``.
     """
-    hits, twos = roll_hits(shooters, singles, open_, blots, bar)
-    out = np.empty((len(shooters), 3), dtype=np.float32)
-    weights = ROLL_WEIGHTS.astype(np.float32)
-    out[:, 0] = weights @ _farthest_point(hits).astype(np.float32) / 12.0
-    out[:, 1] = weights @ (hits != 0).astype(np.float32)
-    out[:, 2] = weights @ twos.astype(np.float32)
+    shooters, singles, open_, blots, bar = (np.asarray(m) for m in (shooters, singles, open_, blots, bar))
+    out = np.zeros((len(shooters), 3), dtype=np.float32)
+    origins = shooters | np.where(bar > 0, BAR_BIT, 0)
+    rows = np.flatnonzero((blots != 0) & (origins >= 2 * (blots & -blots)))
+    if len(rows) == 0:
+        return out
+    hits, twos = roll_hits(shooters[rows], singles[rows], open_[rows], blots[rows], bar[rows])
+    # sums of whole numbers (ways of the roll x pips or 0/1), exact in float32 in any order, then one
+    # division: the same figures whichever rows a batch holds
+    out[rows, 0] = _WAYS @ _farthest_point(hits).astype(np.float32) / np.float32(36 * 12)
+    out[rows, 1] = _WAYS @ (hits != 0).astype(np.float32) / np.float32(36)
+    out[rows, 2] = _WAYS @ twos.astype(np.float32) / np.float32(36)
     return out

@@ -7,18 +7,15 @@ by enumerating the plays) checked equal on random positions, then shapes, ranges
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from engine.board import flip, start_position
 from engine.movegen import ALL_ROLLS
 from engine.tools.sample import random_positions
-
-
-
 from model.net import contact_hits as hits_module
 from model.net import contact_inputs as ci
+
 NAMES = ci.FEATURE_NAMES
 
 
@@ -199,7 +196,7 @@ def ref_half(own: list, opp: list) -> dict:
         return ref_escapes({j - c for j in held if 1 <= j - c <= 12})
 
     f["back_escapes"], f["back_rescapes"] = (e / 36 for e in enemy_escapes(ob))
-    f["contain"] = 1 - min(enemy_escapes(c)[0] for c in range(0, 9)) / 36
+    f["contain"] = 1 - min(enemy_escapes(c)[0] for c in range(9)) / 36
     f["acontain"] = 1 - min([enemy_escapes(c)[0] for c in range(ob, 9)], default=36) / 36
     f["contain2"], f["acontain2"] = f["contain"] ** 2, f["acontain"] ** 2
     def our_escapes(i):  # our checker on index i, moving down past the opponent's points
@@ -323,6 +320,15 @@ def test_hits_equal_the_enumerated_plays(sample):
             one += ways * bool(points)
             two += ways * (most >= 2)
         assert f[r, 7:10] == pytest.approx([lost / 432, one / 36, two / 36], abs=1e-6)
+
+
+def test_inputs_of_a_position_do_not_depend_on_its_batch(sample):
+    """Each row's inputs are the same bits alone or in any batch (the hit features skip the rows
+    that cannot hit, so a batch's other rows change which rows go through ``roll_hits``)."""
+    whole = ci.contact_inputs(sample)
+    assert np.array_equal(whole[::-1], ci.contact_inputs(sample[::-1]))
+    for r in range(0, len(sample), 25):
+        assert np.array_equal(whole[r], ci.contact_inputs(sample[r : r + 1])[0]), r
 
 
 def test_features_equal_the_scalar_definitions(sample):
