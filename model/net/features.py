@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact, pips
+from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
 from engine.movegen import ROLL_WEIGHTS
 
 from model.net.contact_inputs import contact_inputs, num_contact_inputs
@@ -121,11 +121,7 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
     if game == "nardi" and version == 2:
         return nardi_inputs(pos)
     if game == "backgammon" and version == 3:
-        out = np.empty((len(pos), num_contact_inputs() + 3), dtype=np.float32)
-        contact_inputs(pos, out)
-        out[:, -3:-1] = pips(game, pos).astype(np.float32) / 100.0
-        out[:, -1] = has_contact(game, pos)
-        return out
+        return contact_inputs(pos, race=True)  # the pips / 100 and contact as board.pips, has_contact
     b = len(pos)
     out = np.empty((b, num_features(game)), dtype=np.float32)
     units = np.take(_UNIT_WORDS, pos[:, :24].astype(np.intp) + 15, axis=0, mode="clip")

@@ -363,6 +363,23 @@ def test_shapes_ranges_and_units(sample):
     assert np.isfinite(r).all() and r.min() >= 0 and r.max() <= 6
 
 
+def test_race_columns_equal_the_boards_pips_and_contact(sample):
+    """``race=True`` adds each side's pips / 100 and contact, read off the same counts, equal to
+    engine.board's pips and has_contact; a side with every checker off has 0 pips and no contact."""
+    from engine.board import has_contact, pips
+
+    done = position({1: 1}, {24: 1})
+    done[24], done[26] = 0, 15
+    done[0] = 0  # the mover has borne off all 15
+    positions = np.concatenate([sample, random_positions("backgammon", 100, seed=6, kind="race")[0], done[None]])
+    x = ci.contact_inputs(positions, race=True)
+    assert x.shape == (len(positions), 253)
+    np.testing.assert_array_equal(x[:, :250], ci.contact_inputs(positions))
+    np.testing.assert_array_equal(x[:, 250:252], pips("backgammon", positions).astype(np.float32) / np.float32(100))
+    np.testing.assert_array_equal(x[:, 252], has_contact("backgammon", positions))
+    assert 0 < has_contact("backgammon", positions).mean() < 1 and x[-1, 250] == 0
+
+
 def test_flipping_swaps_the_halves(sample):
     """The opponent's half is the mover's half of the flipped position, for both encodings."""
     for encode, half in ((ci.contact_inputs, ci.HALF_CONTACT), (ci.race_inputs, ci.HALF_RACE)):
