@@ -36,6 +36,7 @@ from model.arena.pool import CubelessGames
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.net.features import encode
 from model.net.network import OutcomeNet
+from model.net.table_forward import TableForward
 from model.players.base import group_argmax, group_starts
 from model.players.net_player import child_probabilities
 from model.train.one_ply import ROLLS, best_replies, throw
@@ -139,12 +140,13 @@ class SelfPlayActor:
         self.net = OutcomeNet(net.config).to(device)
         self.net.load_state_dict(net.state_dict())
         self.net.eval()
+        self.forward = TableForward(self.net)  # the net's forward pass, its point units from a table
         # exact_endgames: plays and recorded values (so the targets) of bear-offs from the databases
-        self.evaluator = self.net
+        self.evaluator = self.forward
         if exact_endgames:
             from model.net.evaluator import ExactEndgames
 
-            self.evaluator = ExactEndgames(self.net)
+            self.evaluator = ExactEndgames(self.forward)
         if target not in TARGETS:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
         self.target = target  # "one-ply": model/train/one_ply.py
@@ -164,6 +166,7 @@ class SelfPlayActor:
 
     def set_weights(self, state_dict: dict) -> None:
         self.net.load_state_dict(state_dict)
+        self.forward.refresh()
 
     def _step(self) -> np.ndarray:
         """Play one ply in every slot; return the chosen children (mover's view)."""
