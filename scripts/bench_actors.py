@@ -15,6 +15,8 @@ games/s counts the games whose positions were learned, learning included. gnubg'
 gnubg 1.07 rolling out the opening position cubeless at 0-ply without variance reduction or
 truncation (scripts/bench_rollout.py's script): each trial is one whole game of gnubg against itself.
 The settings and gnubg take turns, --runs rounds; the medians are reported, with the load average.
+Like train.py, numpy's BLAS gets one thread (model/cli/blas.py; the runs inherit the setting); before
+that was set here, the in-process runs of feature version 3 spent much of their time in two-thread BLAS.
 
 --compare DIR also times every setting with the code of another checkout (say the commit before a
 speed change: `git worktree add /tmp/before <commit>`), each right beside this checkout's run of the
@@ -36,6 +38,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import model.cli.blas  # noqa: F401  (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
+
 SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
 
 
