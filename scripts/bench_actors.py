@@ -15,6 +15,14 @@ games/s counts the games whose positions were learned, learning included. gnubg'
 gnubg 1.07 rolling out the opening position cubeless at 0-ply without variance reduction or
 truncation (scripts/bench_rollout.py's script): each trial is one whole game of gnubg against itself.
 The settings and gnubg take turns, --runs rounds; the medians are reported, with the load average.
+Like train.py, numpy's BLAS gets one thread (model/cli/blas.py; the runs inherit the setting); before
+that was set here, the in-process runs of feature version 3 spent much of their time in two-thread BLAS.
+
+--compare DIR also times every setting with the code of another checkout (say the commit before a
+speed change: `git worktree add /tmp/before <commit>`), each right beside this checkout's run of the
+same setting (the order alternating from round to round), so that both see the same load:
+
+    python scripts/bench_actors.py --settings "actors 0,actors 2" --compare /tmp/before --runs 3 --updates 4
 """
 
 from __future__ import annotations
@@ -30,6 +38,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import model.cli.blas  # noqa: F401  (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
+
 SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
 
 
@@ -95,6 +105,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--settings", default=",".join(SETTINGS), help="which of: " + ", ".join(SETTINGS))
     parser.add_argument("--gnubg", default="/usr/games/gnubg")
     parser.add_argument("--gnubg-games", type=int, default=1296)
+    parser.add_argument("--compare", default=None, metavar="DIR",
+                        help="another checkout whose code is timed beside this one's, setting by setting")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)  # a setting, timed in this process
     parser.add_argument("--json", default=None)
     args = parser.parse_args(argv)
@@ -105,34 +117,43 @@ def main(argv: list[str]) -> int:
     from scripts.bench_rollout import gnubg_rollout
 
     settings = [s.strip() for s in args.settings.split(",")]
-    rows: dict[str, list[dict]] = {s: [] for s in settings + ["gnubg 0-ply self-play"]}
+    trees = [("", ROOT)]
+    if args.compare:
+        other = Path(args.compare).resolve()
+        if not (other / "scripts" / "bench_actors.py").is_file():
+            parser.error(f"--compare: {other} holds no scripts/bench_actors.py")
+        trees.append((f"{other.name}: ", other))
+    labels = [label + s for s in settings for label, _ in trees]
+    rows: dict[str, list[dict]] = {k: [] for k in labels + ["gnubg 0-ply self-play"]}
     loads = [os.getloadavg()[0]]
     for r in range(args.runs):
         for setting in settings:
-            flags = ["--checkpoint", args.checkpoint, "--parallel-games", str(args.parallel_games),
-                     "--samples-per-update", str(args.samples_per_update), "--updates", str(args.updates),
-                     "--threads", str(args.threads)]
-            done = subprocess.run([sys.executable, __file__, *flags, "--one", setting], capture_output=True,
-                                  text=True, cwd=ROOT, check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
-            line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
-            if not line:
-                raise RuntimeError(f"{setting}: {done.stdout[-1500:]} {done.stderr[-1500:]}")
-            rows[setting].append(json.loads(line[0][7:]))
-            print(f"run {r + 1} {setting:<10} {rows[setting][-1]['games_per_s']:7.0f} games/s "
-                  f"(staleness {rows[setting][-1]['staleness']:.2f})", flush=True)
+            for label, tree in trees if r % 2 == 0 else trees[::-1]:
+                flags = ["--checkpoint", args.checkpoint, "--parallel-games", str(args.parallel_games),
+                         "--samples-per-update", str(args.samples_per_update), "--updates", str(args.updates),
+                         "--threads", str(args.threads)]
+                done = subprocess.run([sys.executable, str(tree / "scripts" / "bench_actors.py"), *flags, "--one", setting],
+                                      capture_output=True, text=True, cwd=tree, check=False,
+                                      env={**os.environ, "PYTHONPATH": str(tree)})
+                line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
+                if not line:
+                    raise RuntimeError(f"{label}{setting}: {done.stdout[-1500:]} {done.stderr[-1500:]}")
+                rows[label + setting].append(json.loads(line[0][7:]))
+                print(f"run {r + 1} {label + setting:<10} {rows[label + setting][-1]['games_per_s']:7.0f} games/s "
+                      f"(staleness {rows[label + setting][-1]['staleness']:.2f})", flush=True)
         g = gnubg_rollout(args.gnubg, "4HPwATDgc/ABMA", args.gnubg_games, False)
         rows["gnubg 0-ply self-play"].append({"games": g["trials"], "seconds": g["seconds"],
                                               "games_per_s": g["trials_per_s"], "cpu_seconds": g["cpu_seconds"]})
         print(f"run {r + 1} gnubg 0-ply self-play {g['trials_per_s']:7.0f} games/s", flush=True)
         loads.append(os.getloadavg()[0])
     gnubg = statistics.median(x["games_per_s"] for x in rows["gnubg 0-ply self-play"])
-    out = {"checkpoint": Path(args.checkpoint).name, "parallel_games": args.parallel_games,
+    out = {"checkpoint": Path(args.checkpoint).name, "compare": args.compare, "parallel_games": args.parallel_games,
            "samples_per_update": args.samples_per_update, "updates": args.updates, "cores": os.cpu_count(),
            "load_average_1min": loads, "runs": rows,
            "median_games_per_s": {k: statistics.median(x["games_per_s"] for x in v) for k, v in rows.items()}}
     print(f"\nmedians of {args.runs} runs (load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores):")
     for k, v in out["median_games_per_s"].items():
-        print(f"  {k:<24}{v:7.0f} games/s   {v / gnubg:5.2f}x gnubg")
+        print(f"  {k:<32}{v:7.0f} games/s   {v / gnubg:5.2f}x gnubg")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(out, indent=1))

@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     from engine.tools.sample import random_positions
-    from model.features import encode
+    from model.net.features import encode
 
     from model.net import contact_inputs as ci
     n = args.positions

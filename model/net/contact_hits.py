@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
+from engine.movegen import ALL_ROLLS
 
 BAR_BIT = np.int32(1) << 25
 _IS_DOUBLE = ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1]
 _HIGH = ALL_ROLLS[~_IS_DOUBLE, 0][:, None].astype(np.int32)  # (15, 1) the non-doubles, in ALL_ROLLS order
 _LOW = ALL_ROLLS[~_IS_DOUBLE, 1][:, None].astype(np.int32)
 _DIE = ALL_ROLLS[_IS_DOUBLE, 0][:, None].astype(np.int32)  # (6, 1) the doubles
+_WAYS = np.where(_IS_DOUBLE, 1, 2).astype(np.float32)  # of the 36 rolls, how many each of the 21 is
 
 
 def _two_or_more(x: np.ndarray) -> np.ndarray:
@@ -118,6 +119,8 @@ def non_doubles_from_bar(shooters, open_, blots, bar):
 def doubles(shooters, open_, blots, bar):
     """(hits (6, B), two (6, B)) for the six doubles: four steps, the bar's checkers entering first."""
     on_bar = bar > 0
+    if not on_bar.any():
+        return doubles_off_bar(shooters, open_, blots)
     enter = (BAR_BIT >> _DIE) & open_
     stuck = on_bar & (enter == 0)  # a closed entry point: the double is not played at all
     steps = 4 - np.minimum(bar, 4)  # steps left for any checker once the bar is empty
@@ -136,12 +139,60 @@ def doubles(shooters, open_, blots, bar):
     two |= (steps >= 3) & (b1 != 0) & _two_or_more(b1 | b2)
     two |= (steps >= 4) & (((b1 != 0) & _two_or_more(b1 | b3)) | _two_or_more(b2))
     # one checker hits at step k and carries on to another blot within the steps left
-    for k, hits_k in enumerate(by_step[:3], start=1):
-        walker = hits_k
-        for extra in range(1, 5 - k):
-            walker = (walker >> _DIE) & open_
-            two |= (steps >= k + extra) & ((walker & blots) != 0)
+    for level, walkers in enumerate(_carried(by_step, open_), start=2):
+        two |= (steps >= level) & ((walkers & blots) != 0)
     return np.where(stuck, 0, hit), two & ~stuck
+
+
+def _carried(by_step, open_):
+    """For the levels 2, 3, 4: where checkers that hit a blot at an earlier step stand after walking
+    on to that step. The checkers that hit at step k and walk on are one set per level (the shift and
+    the open mask distribute over unions), so each level is one step of the level before."""
+    walkers = np.zeros_like(by_step[0])
+    for k in range(3):
+        walkers = ((walkers | by_step[k]) >> _DIE) & open_
+        yield walkers
+
+
+def doubles_off_bar(shooters, open_, blots):
+    """``doubles`` for rows with nobody on the bar: four steps for every checker."""
+    reach = shooters
+    by_step = []
+    for _ in range(4):
+        reach = (reach >> _DIE) & open_
+        by_step.append(reach & blots)
+    b1, b2, b3, b4 = by_step
+    hit = b1 | b2 | b3 | b4
+    two = _two_or_more(b1) | _two_or_more(b2)
+    two |= (b1 != 0) & (_two_or_more(b1 | b2) | _two_or_more(b1 | b3))
+    for walkers in _carried(by_step, open_):
+        two |= (walkers & blots) != 0
+    return hit, two
+
+
+def _int32_masks(shooters, singles, open_, blots, bar):
+    return tuple(np.asarray(m).astype(np.int32) for m in (shooters, singles, open_, blots, bar))  # bits 0..25 fit
+
+
+def _hits_grouped(shooters, singles, open_, blots, bar):
+    """``roll_hits`` of int32 masks whose rows with nobody on the bar come first, with the rolls in the
+    order of ``_GROUPED``: the six doubles, then the 15 non-doubles."""
+    free = len(bar) - np.count_nonzero(bar)
+    hits = np.empty((len(ALL_ROLLS), len(shooters)), dtype=np.int32)
+    twos = np.empty(hits.shape, dtype=bool)
+    if free:
+        f = slice(0, free)
+        hits[:6, f], twos[:6, f] = doubles_off_bar(shooters[f], open_[f], blots[f])
+        hits[6:, f], twos[6:, f] = non_doubles_no_bar(shooters[f], singles[f], open_[f], blots[f])
+    if free < len(bar):
+        b = slice(free, None)
+        hits[:6, b], twos[:6, b] = doubles(shooters[b], open_[b], blots[b], bar[b])
+        hits[6:, b], twos[6:, b] = non_doubles_from_bar(shooters[b], open_[b], blots[b], bar[b])
+    return hits, twos
+
+
+_GROUPED = np.concatenate([np.flatnonzero(_IS_DOUBLE), np.flatnonzero(~_IS_DOUBLE)])
+"""The rolls of ``_hits_grouped``' rows, as indices of ALL_ROLLS."""
 
 
 def roll_hits(shooters, singles, open_, blots, bar):
@@ -149,18 +200,13 @@ def roll_hits(shooters, singles, open_, blots, bar):
     whether it can hit two). Arguments (B,) int64 bit masks, bit p = our point p: ``shooters``, points
     whose checkers may hit; ``singles``, those with exactly one checker; ``open_``, points not held by
     the opponent; ``blots``, the targets; and ``bar`` (B,), our checkers on the bar."""
-    masks = (shooters, singles, open_, blots)
-    shooters, singles, open_, blots = (np.asarray(m).astype(np.int32) for m in masks)  # bits 0..25 fit
-    bar = np.asarray(bar).astype(np.int32)
-    hits = np.empty((len(ALL_ROLLS), len(shooters)), dtype=np.int32)
-    twos = np.empty(hits.shape, dtype=bool)
-    hits[_IS_DOUBLE], twos[_IS_DOUBLE] = doubles(shooters, open_, blots, bar)
-    plain_hits, plain_twos = non_doubles_no_bar(shooters, singles, open_, blots)
-    rows = np.flatnonzero(bar > 0)  # usually few: done apart
-    if len(rows):
-        bar_hits, bar_twos = non_doubles_from_bar(shooters[rows], open_[rows], blots[rows], bar[rows])
-        plain_hits[:, rows], plain_twos[:, rows] = bar_hits, bar_twos
-    hits[~_IS_DOUBLE], twos[~_IS_DOUBLE] = plain_hits, plain_twos
+    masks = _int32_masks(shooters, singles, open_, blots, bar)
+    order = np.argsort(masks[4] > 0, kind="stable")  # nobody on the bar first
+    grouped_hits, grouped_twos = _hits_grouped(*(m[order] for m in masks))
+    hits = np.empty_like(grouped_hits)
+    twos = np.empty_like(grouped_twos)
+    hits[np.ix_(_GROUPED, order)] = grouped_hits
+    twos[np.ix_(_GROUPED, order)] = grouped_twos
     return hits, twos
 
 
@@ -170,11 +216,22 @@ def hit_features(shooters, singles, open_, blots, bar) -> np.ndarray:
     PIPLOSS: sum over the 36 rolls of the pips lost by the farthest blot the roll hits, / (12 x 36)
     (gnubg's scale: 1.0 is 12 pips lost per roll on average; at most 2). P1, P2: the chance (n / 36)
     of a roll that hits at least one, at least two blots.
+
+    Only rows where some checker (or the bar) stands above the nearest blot can hit at all (every
+    move goes down): about half of the positions of self-play; the others are 0 without ``roll_hits``.
     """
-    hits, twos = roll_hits(shooters, singles, open_, blots, bar)
-    out = np.empty((len(shooters), 3), dtype=np.float32)
-    weights = ROLL_WEIGHTS.astype(np.float32)
-    out[:, 0] = weights @ _farthest_point(hits).astype(np.float32) / 12.0
-    out[:, 1] = weights @ (hits != 0).astype(np.float32)
-    out[:, 2] = weights @ twos.astype(np.float32)
+    shooters, singles, open_, blots, bar = (np.asarray(m) for m in (shooters, singles, open_, blots, bar))
+    out = np.zeros((len(shooters), 3), dtype=np.float32)
+    origins = shooters | np.where(bar > 0, BAR_BIT, 0)
+    can_hit = (blots != 0) & (origins >= 2 * (blots & -blots))
+    rows = np.concatenate([np.flatnonzero(can_hit & (bar == 0)), np.flatnonzero(can_hit & (bar > 0))])
+    if len(rows) == 0:
+        return out
+    hits, twos = _hits_grouped(*_int32_masks(shooters[rows], singles[rows], open_[rows], blots[rows], bar[rows]))
+    # sums of whole numbers (ways of the roll x pips or 0/1), exact in float32 in any order, then one
+    # division: the same figures whichever rows a batch holds
+    ways = _WAYS[_GROUPED]
+    out[rows, 0] = ways @ _farthest_point(hits).astype(np.float32) / np.float32(36 * 12)
+    out[rows, 1] = ways @ (hits != 0).astype(np.float32) / np.float32(36)
+    out[rows, 2] = ways @ twos.astype(np.float32) / np.float32(36)
     return out

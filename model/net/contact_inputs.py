@@ -120,7 +120,6 @@ _UNITS = _unit_table()
 _ESCAPES, _ESCAPES_BEYOND = _escape_tables()
 _ENTER_LOSS = _enter_loss_table().ravel()  # index 64 * (two or more on the bar) + closed mask
 _INDEX = np.arange(25)
-_POWERS = np.stack([np.ones(25), _INDEX, _INDEX ** 2], axis=1).astype(np.float32)  # (25, 3): 1, i, i^2
 _CONTAIN_FROM = np.arange(-1, 9)  # containment is measured for an enemy checker on each of these indices
 _MOBILE = np.arange(6, 25)  # our checkers outside home (and the bar) for mobility
 _SIX = range(64)
@@ -163,7 +162,7 @@ class Sides:
     """
 
     own: np.ndarray  # (n, 25) int8 this side's checkers, own numbering
-    ownf: np.ndarray  # (n, 25) float32 the same
+    ownt: np.ndarray  # (25, n) int16 the same, a row per index
     occupied: np.ndarray  # points (and bar) with our checkers
     held: np.ndarray  # our points with two or more
     singles: np.ndarray  # our points with exactly one
@@ -172,12 +171,42 @@ class Sides:
     their_held_ours: np.ndarray  # the same in our numbering
     their_blots_ours: np.ndarray  # the opponent's blots, in our numbering
     opp_back: np.ndarray  # (n,) our index of the opponent's rearmost checker: -1 its bar, 24 none left
+    below: np.ndarray  # (26, 5, n) int16 [k]: over our indices i < k, the sums of n_i, i n_i, i^2 n_i
+    # and, over our held points i < k (i <= 23), their number and the sum of their i
+
+    def sums_below(self, k: np.ndarray) -> np.ndarray:
+        """(5, n) int16: the ``below`` sums of each row up to its own bound k (n,) in 0..25."""
+        n = len(k)
+        return np.take(self.below, (k * (5 * n) + np.arange(n))[None, :] + (n * np.arange(5))[:, None])
+
+    def sums_above(self, k: np.ndarray) -> np.ndarray:
+        """(5, n) int16: the same sums over the indices i > k, for k (n,) in -1..24."""
+        return self.below[25] - self.sums_below(k + 1)
 
 
 def _pack(planes: np.ndarray) -> np.ndarray:
     """(n, k, 32) bool, C-contiguous -> (n, k) int64 with bit j set where column j is True."""
     packed = np.packbits(planes.reshape(-1), bitorder="little").view("<u4")
     return packed.reshape(planes.shape[:2]).astype(np.int64)
+
+
+_WEIGHTS16 = _INDEX[:, None].astype(np.int16)
+
+
+def _cumulative(own: np.ndarray) -> np.ndarray:
+    """``Sides.below`` of the counts ``own`` (25, n) int16: a running sum over the indices (at most
+    15 x 24^2, so int16 holds them exactly)."""
+    below = np.empty((26, 5, own.shape[1]), dtype=np.int16)
+    below[0] = 0
+    below[1:, 0] = own
+    np.multiply(own, _WEIGHTS16, out=below[1:, 1])
+    np.multiply(below[1:, 1], _WEIGHTS16, out=below[1:, 2])
+    np.greater_equal(own[:24], 2, out=below[1:25, 3], casting="unsafe")
+    np.multiply(below[1:25, 3], _WEIGHTS16[:24], out=below[1:25, 4])
+    below[25, 3:] = 0
+    for k in range(2, 26):
+        below[k] += below[k - 1]
+    return below
 
 
 def prepare(own: np.ndarray, opp: np.ndarray) -> Sides:
@@ -193,25 +222,31 @@ def prepare(own: np.ndarray, opp: np.ndarray) -> Sides:
     planes[:, 6, 1:25] = opp_held[:, ::-1]  # the opponent's index 23 - i is our index i
     planes[:, 7, 1:25] = (opp[:, :24] == 1)[:, ::-1]
     bits = _pack(planes)
+    ownt = own.T.astype(np.int16, order="C")
     return Sides(
-        own=own, ownf=own.astype(np.float32), occupied=bits[:, 0], held=bits[:, 1], singles=bits[:, 2],
+        own=own, ownt=ownt, occupied=bits[:, 0], held=bits[:, 1], singles=bits[:, 2],
         shooters=bits[:, 0] & ~bits[:, 3] & ~BAR_BIT, their_held=bits[:, 5],
         their_held_ours=bits[:, 6], their_blots_ours=bits[:, 7],
         opp_back=23 - np.maximum(highest_bit(bits[:, 4]) - 1, -1),
+        below=_cumulative(ownt),
     )
 
 
-def _sums_where(s: Sides, where: np.ndarray, powers: int = 2) -> np.ndarray:
-    """(n, powers) float64: sums of n_i, i n_i (, i^2 n_i) over our indices i where ``where`` (n, 25)."""
-    return ((s.ownf * where) @ _POWERS[:, :powers]).astype(np.float64)
+# --- the 25 features of a side, each (n,) or (k, n) ---------------------------------------------
+# Every figure is a whole number (or a table of them) until one last division in float64, as in the
+# definitions; so the inputs are the same bits however they are computed.
+
+def _float32_table(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64).astype(np.float32)
 
 
-# --- the 25 features of a side, each (n,) or (n, k) ---------------------------------------------
+_OFF_BANDS = _float32_table(np.clip((np.arange(16)[None, :] - np.array([[0], [5], [10]])) / 5.0, 0.0, 1.0))
+
 
 def checkers_off(s: Sides):
-    """OFF1..3 (n, 3): n checkers off in bands of five: min(n, 5)/5, clip(n-5, 0, 5)/5, clip(n-10, 0, 5)/5."""
-    off = 15 - s.ownf.sum(1)
-    return np.clip((off[:, None] - np.array([0, 5, 10])) / 5.0, 0.0, 1.0)
+    """OFF1..3 (3, n): n checkers off in bands of five: min(n, 5)/5, clip(n-5, 0, 5)/5, clip(n-10, 0, 5)/5."""
+    off = 15 - s.below[25, 0]
+    return _OFF_BANDS[:, off]
 
 
 def break_contact(s: Sides):
@@ -220,13 +255,14 @@ def break_contact(s: Sides):
     A checker on index i behind it (i > opp_back) needs i + 1 - opp_back pips. gnubg divides by
     15 + 152; the opening position needs exactly 167, so it scores 1.0.
     """
-    sums = _sums_where(s, _INDEX[None, :] > s.opp_back[:, None])
-    return (sums[:, 1] + (1 - s.opp_back) * sums[:, 0]) / 167.0
+    sums = s.sums_above(s.opp_back).astype(np.int64)
+    return (sums[1] + (1 - s.opp_back) * sums[0]) / 167.0
 
 
 def free_pips(s: Sides):
     """FREEPIP: pips of our checkers already past the opponent's rearmost checker, / 100."""
-    return _sums_where(s, _INDEX[None, :] < s.opp_back[:, None]).sum(1) / 100.0
+    sums = s.sums_below(np.maximum(s.opp_back, 0)).astype(np.int64)
+    return (sums[0] + sums[1]) / 100.0
 
 
 def timing(s: Sides):
@@ -239,19 +275,18 @@ def timing(s: Sides):
     each home point with fewer than two takes the checkers it needs from that total, if enough
     remain, and their pips (index value) are taken off. Never below 0.
     """
-    beyond = _INDEX[None, :] > np.maximum(s.opp_back, 11)[:, None]
-    kept = ((s.own >= 2) & beyond)[:, :24] @ _POWERS[:24, :2]  # held points beyond keep two each
-    outside = s.ownf[:, 6:] @ _POWERS[6:, :2]
-    total = outside[:, 1] - 2 * kept[:, 1]
-    spare = outside[:, 0] - 2 * kept[:, 0]
+    kept = s.sums_above(np.maximum(s.opp_back, 11))  # held points beyond keep two each
+    outside = s.below[25, :2] - s.below[6, :2]  # our checkers from index 6 (point 7) up
+    total = outside[1] - 2 * kept[4]
+    spare = outside[0] - 2 * kept[3]
     for i in range(5, -1, -1):
-        here = s.own[:, i]
+        here = s.ownt[i]
         extra = np.maximum(here - 2, 0)
         need = np.maximum(2 - here, 0)
-        fill = np.where(spare >= need, need, 0)
-        total = total + i * (extra - fill)
-        spare = spare + extra - fill
-    return np.maximum(total, 0) / 100.0
+        change = extra - np.where(spare >= need, need, 0)
+        total += i * change
+        spare += change
+    return np.maximum(total, 0).astype(np.float32) / np.float32(100.0)
 
 
 def back_checker(s: Sides):
@@ -281,54 +316,77 @@ def escapes_ahead(held_bits, index):
 
 
 def back_escapes(s: Sides):
-    """BACK_ESCAPES, BACK_RESCAPES (n, 2), n / 36: the rolls with which the opponent's rearmost
+    """BACK_ESCAPES, BACK_RESCAPES (2, n), n / 36: the rolls with which the opponent's rearmost
     checker escapes past our points (gnubg computes these from the blocking side's board). The
     second counts only rolls landing beyond our nearest point ahead of it (0 when none is within 12).
     When that checker is on the bar, these are the escapes of a re-entering checker (from our
     "point 0": the 12 points from our 1-point on)."""
     window = escapes_ahead(s.held, s.opp_back)
-    return np.stack([_ESCAPES[window], _ESCAPES_BEYOND[window]], axis=1) / 36.0
+    return np.stack([_ESCAPES[window], _ESCAPES_BEYOND[window]]) / 36.0
+
+
+_CONTAINED = _float32_table(1.0 - np.arange(37) / 36.0)  # by the fewest escaping rolls
+_CONTAINED2 = _float32_table((1.0 - np.arange(37) / 36.0) ** 2)
+_ESCAPES8 = _ESCAPES.astype(np.int8)
 
 
 def containment(s: Sides):
-    """ACONTAIN, ACONTAIN2, CONTAIN, CONTAIN2 (n, 4): 1 - (fewest escaping rolls) / 36 for an enemy
+    """ACONTAIN, ACONTAIN2, CONTAIN, CONTAIN2 (4, n): 1 - (fewest escaping rolls) / 36 for an enemy
     checker placed on our points, and their squares. CONTAIN: over our points 1..9; ACONTAIN: over
     those from our 9-point back to the opponent's rearmost checker (the bar included when it is
     there), 0 when that checker is already past our 9-point."""
-    escapes = np.take(_ESCAPES, escapes_ahead(s.held[:, None], _CONTAIN_FROM[None, :]))  # (n, 10)
-    contain = 1.0 - escapes[:, 1:].min(1) / 36.0
-    relevant = _CONTAIN_FROM[None, :] >= s.opp_back[:, None]
-    acontain = 1.0 - np.where(relevant, escapes, 36).min(1) / 36.0
-    return np.stack([acontain, acontain ** 2, contain, contain ** 2], axis=1)
+    escapes = _ESCAPES8[escapes_ahead(s.held[None, :], _CONTAIN_FROM[:, None])]  # (10, n)
+    fewest_from = np.minimum.accumulate(escapes[::-1], axis=0)[::-1]  # [c]: fewest from index c - 1 on
+    contain = fewest_from[1]
+    rows = np.arange(len(s.opp_back))
+    acontain = np.where(s.opp_back > 8, 36, fewest_from[np.minimum(s.opp_back + 1, 9), rows])
+    return np.stack([_CONTAINED[acontain], _CONTAINED2[acontain], _CONTAINED[contain], _CONTAINED2[contain]])
+
+
+_ESCAPES32 = _ESCAPES.astype(np.float32)
+_MOBILE_WEIGHT = (_MOBILE - 5).astype(np.float32)
 
 
 def mobility(s: Sides):
     """MOBILITY: sum over our checkers on points 7..24 and the bar of (index - 5) x (its escaping
     rolls past the opponent's points), / 3600."""
-    escapes = np.take(_ESCAPES, escapes_ahead(s.their_held[:, None], 23 - _MOBILE[None, :]))  # (n, 19)
-    return (s.own[:, 6:25] * escapes) @ (_MOBILE - 5.0) / 3600.0
+    escapes = _ESCAPES32[escapes_ahead(s.their_held[None, :], 23 - _MOBILE[:, None])]  # (19, n)
+    return (_MOBILE_WEIGHT @ (s.ownt[6:25] * escapes)).astype(np.float64) / 3600.0
 
 
 def moment2(s: Sides):
     """MOMENT2: one-sided second moment of our checkers' indices (bar 24), / 400: with A the mean
     index rounded up, the mean of (i - A)^2 over the checkers beyond A, rounded up (gnubg's integers)."""
-    count, first = (s.ownf @ _POWERS[:, :2]).astype(np.int64).T
+    count, first = s.below[25, :2].astype(np.int64)
     mean = -(-first // np.maximum(count, 1))
-    n0, n1, n2 = _sums_where(s, _INDEX[None, :] > mean[:, None], 3).astype(np.int64).T
+    n0, n1, n2 = s.sums_above(mean)[:3].astype(np.int64)
     spread = n2 - 2 * mean * n1 + mean * mean * n0
     return -(-spread // np.maximum(n0, 1)) / 400.0
 
 
+_ENTER = _float32_table(_ENTER_LOSS / (36.0 * 49.0 / 6.0))
+_ENTER2 = _float32_table(1.0 - (1.0 - _POPCOUNT_OF_SIX / 6.0) ** 2)
+
+
 def enter_features(s: Sides):
-    """ENTER, ENTER2 (n, 2). ENTER: pips we lose per roll to the opponent's closed home points while
+    """ENTER, ENTER2 (2, n). ENTER: pips we lose per roll to the opponent's closed home points while
     we have checkers on the bar (``_enter_loss_table``), / (49/6 pips, an average roll); 0 off the
     bar. ENTER2, gnubg's formula with n closed points: 1 - (1 - n/6)^2, the chance that a roll has
     a closed die (so two checkers on the bar cannot both come in); it does not depend on our bar."""
     closed = (s.their_held >> 1) & 63
-    bar = s.own[:, 24]
-    loss = _ENTER_LOSS[64 * (bar > 1) + closed] / (36.0 * 49.0 / 6.0)
-    open_share = 1.0 - _POPCOUNT_OF_SIX[closed] / 6.0
-    return np.stack([np.where(bar > 0, loss, 0.0), 1.0 - open_share ** 2], axis=1)
+    bar = s.ownt[24]
+    return np.stack([np.where(bar > 0, _ENTER[64 * (bar > 1) + closed], np.float32(0)), _ENTER2[closed]])
+
+
+def _backbone_weights() -> np.ndarray:
+    """(2048,): for 11 bits, bit j standing for a held point 11 - j pips in front of the rearmost held
+    point, the sum of their weights w(d) (11 within 6 pips, 13 - d at 7..11)."""
+    d = 11 - np.arange(11)
+    w = np.where(d <= 6, 11, 13 - d)
+    return ((np.arange(2048)[:, None] >> np.arange(11)) & 1) @ w
+
+
+_BACKBONE = _backbone_weights()
 
 
 def backbone(s: Sides):
@@ -339,19 +397,18 @@ def backbone(s: Sides):
     held = s.held & ~np.int64(0b11)  # indices 1..23 (bits 2..24)
     back = highest_bit(held)  # bit of the rearmost held point
     others = _popcount(held) - 1
-    weight = np.zeros(len(held))
-    for d in range(1, 12):
-        w = 11 if d <= 6 else 13 - d
-        weight += w * ((held >> np.maximum(back - d, 0)) & 1) * (back - d >= 2)
+    aligned = held << np.minimum(24 - back, 25)  # the rearmost held point on bit 24, d pips on 24 - d
+    weight = _BACKBONE[(aligned >> 13) & 0x7FF]
     return np.where(others > 0, 1.0 - weight / (11.0 * np.maximum(others, 1)), 0.0)
 
 
 def back_game(s: Sides):
-    """BACKG, BACKG1 (n, 2), with t our checkers in the opponent's home board and on the bar: with
+    """BACKG, BACKG1 (2, n), with t our checkers in the opponent's home board and on the bar: with
     two or more points held there, (t - 3) / 4; with exactly one, t / 8 (the other is 0)."""
     anchors = _POPCOUNT_OF_SIX[(s.held >> 19) & 63]
-    t = s.ownf[:, 18:].sum(1)
-    return np.stack([np.where(anchors > 1, (t - 3) / 4.0, 0.0), np.where(anchors == 1, t / 8.0, 0.0)], axis=1)
+    t = (s.below[25, 0] - s.below[18, 0]).astype(np.float32)
+    zero = np.float32(0)
+    return np.stack([np.where(anchors > 1, (t - 3) / np.float32(4), zero), np.where(anchors == 1, t / np.float32(8), zero)])
 
 
 def hit_masks(s: Sides):
@@ -363,26 +420,35 @@ def hit_masks(s: Sides):
 
 
 def half_features(s: Sides) -> np.ndarray:
-    """(n, 25) float32: the features of FEATURE_NAMES, in order, for each row of ``s``."""
-    out = np.empty((len(s.own), len(FEATURE_NAMES)), dtype=np.float32)
-    out[:, 0:3] = checkers_off(s)
-    out[:, 3] = break_contact(s)
-    out[:, 4] = back_checker(s)
-    out[:, 5] = back_anchor(s)
-    out[:, 6] = forward_anchor(s)
-    out[:, 7:10] = hit_features(*hit_masks(s), s.own[:, 24])
+    """(n, 25) float32: the features of FEATURE_NAMES, in order, for each row of ``s`` (a view of a
+    (25, n) array: each feature is written to contiguous memory)."""
+    out = np.empty((len(FEATURE_NAMES), len(s.own)), dtype=np.float32)
+    out[0:3] = checkers_off(s)
+    out[3] = break_contact(s)
+    out[4] = back_checker(s)
+    out[5] = back_anchor(s)
+    out[6] = forward_anchor(s)
+    out[7:10] = hit_features(*hit_masks(s), s.own[:, 24]).T
     escapes = back_escapes(s)
-    out[:, 10] = escapes[:, 0]
-    out[:, 11:15] = containment(s)
-    out[:, 15] = mobility(s)
-    out[:, 16] = moment2(s)
-    out[:, 17:19] = enter_features(s)
-    out[:, 19] = timing(s)
-    out[:, 20] = backbone(s)
-    out[:, 21:23] = back_game(s)
-    out[:, 23] = free_pips(s)
-    out[:, 24] = escapes[:, 1]
-    return out
+    out[10] = escapes[0]
+    out[11:15] = containment(s)
+    out[15] = mobility(s)
+    out[16] = moment2(s)
+    out[17:19] = enter_features(s)
+    out[19] = timing(s)
+    out[20] = backbone(s)
+    out[21:23] = back_game(s)
+    out[23] = free_pips(s)
+    out[24] = escapes[1]
+    return out.T
+
+
+def pips_and_contact(s: Sides) -> tuple[np.ndarray, np.ndarray]:
+    """For the rows of ``both_sides`` (mover, opponent, mover...): (pips (n,) float32 of each row's side,
+    contact (n,) bool: its rearmost checker has not passed the opponent's), what engine.board's
+    ``pips`` and ``has_contact`` give, read off the same counts."""
+    pips = (s.below[25, 0] + s.below[25, 1]).astype(np.float32)  # the checker on index i needs i + 1 pips
+    return pips, highest_bit(s.occupied) - 1 > s.opp_back
 
 
 # --- the encodings ------------------------------------------------------------------------------
@@ -394,16 +460,23 @@ def both_sides(positions):
     return counts.reshape(-1, 25), counts[:, ::-1].reshape(-1, 25)
 
 
-def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None, race: bool = False) -> np.ndarray:
     """(B, 250) float32 inputs of backgammon positions (B, 28) for a contact or crashed net; written
-    into the first 250 columns of ``out`` (B, >= 250) float32 when given (no copy), which is returned."""
+    into the first 250 columns of ``out`` (B, >= 250) float32 when given (no copy), which is returned.
+    ``race``: also write each side's pip count / 100 (mover, opponent) and whether contact remains
+    (0/1) into columns 250..252 (feature version 3's last three inputs, model/net/features.py)."""
     own, opp = both_sides(positions)
     b = len(own) // 2
     if out is None:
-        out = np.empty((b, 2 * HALF_CONTACT), dtype=np.float32)
+        out = np.empty((b, 2 * HALF_CONTACT + 3 * race), dtype=np.float32)
     halves = out[:, : 2 * HALF_CONTACT].reshape(b, 2, HALF_CONTACT)  # a view: splits the column axis
     halves[:, :, :100] = np.take(_UNITS, own, axis=0).reshape(b, 2, 100)
-    halves[:, :, 100:] = half_features(prepare(own, opp)).reshape(b, 2, len(FEATURE_NAMES))
+    sides = prepare(own, opp)
+    halves[:, :, 100:] = half_features(sides).reshape(b, 2, len(FEATURE_NAMES))
+    if race:
+        pips, contact = pips_and_contact(sides)
+        out[:, 2 * HALF_CONTACT : 2 * HALF_CONTACT + 2] = pips.reshape(b, 2) / np.float32(100.0)
+        out[:, 2 * HALF_CONTACT + 2] = contact[::2]
     return out
 
 

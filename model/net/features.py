@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact, pips
+from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
 from engine.movegen import ROLL_WEIGHTS
 
+from model.net import contact_inputs as _contact
 from model.net.contact_inputs import contact_inputs, num_contact_inputs
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
@@ -122,11 +123,7 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
     if game == "nardi" and version == 2:
         return nardi_inputs(pos)
     if game == "backgammon" and version == 3:
-        out = np.empty((len(pos), num_contact_inputs() + 3), dtype=np.float32)
-        contact_inputs(pos, out)
-        out[:, -3:-1] = pips(game, pos).astype(np.float32) / 100.0
-        out[:, -1] = has_contact(game, pos)
-        return out
+        return contact_inputs(pos, race=True)  # the pips / 100 and contact as board.pips, has_contact
     b = len(pos)
     out = np.empty((b, num_features(game, version)), dtype=np.float32)
     units = np.take(_UNIT_WORDS, pos[:, :24].astype(np.intp) + 15, axis=0, mode="clip")
@@ -142,3 +139,25 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
         out[:, 209] = hit_chance(pos)
         out[:, 210] = hit_chance(flip(game, pos))
     return out
+
+
+def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+    """Where an encoding puts its per-point units: (columns (P, U) int, table (C, U) float32) such that
+    ``encode(positions)[:, columns[p]] == table[slot_values(positions)[:, p]]`` for each slot p (a point
+    of one side, or of the board); None for an encoding without such a layout (nardi version 2).
+    model/net/table_forward.py turns the first layer's weights on these columns into a lookup table."""
+    version = check_version(game, version)
+    if game == "backgammon" and version == 3:  # two halves of 125: the 25 points' 4 units, then features
+        half = np.arange(100).reshape(25, 4)
+        return np.concatenate([half, half + _contact.HALF_CONTACT]), _contact._UNITS
+    if game == "nardi" and version == 2:
+        return None
+    return np.arange(192).reshape(24, 8), _UNITS  # the signed count of each point
+
+
+def slot_values(game: str, positions: np.ndarray, version: int | None = None) -> np.ndarray:
+    """(B, P) the row of ``unit_slots``' table each slot of each position takes."""
+    pos = np.asarray(positions, dtype=np.int8)
+    if game == "backgammon" and check_version(game, version) == 3:
+        return _contact.side_counts(pos).reshape(len(pos), 50)
+    return pos[:, :24].astype(np.intp) + 15

@@ -24,6 +24,7 @@ roll. Fitting V(x_t) to G_t is the forward view of TD(lambda) (Sutton & Barto, c
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,13 +32,13 @@ import torch
 
 from engine.board import CHECKERS, OFF, flip, winner_score
 from engine.movegen import legal_plays
-
 from model.arena.pool import CubelessGames
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.net.features import encode
 from model.net.network import OutcomeNet
-from model.players.net_player import child_probabilities
+from model.net.table_forward import TableForward
 from model.players.base import group_argmax, group_starts
+from model.players.net_player import child_probabilities
 from model.train.one_ply import ROLLS, best_replies, throw
 
 TARGETS = ("sample", "one-ply")
@@ -78,17 +79,55 @@ def lambda_returns(game: str, values: np.ndarray, lengths: np.ndarray, lam: floa
 
     G_{L_g - 1} = V(x_{L_g - 1}) (or ``final`` (G, K), the last position's value, when given apart);
     G_t = flip((1 - lam) V(x_{t+1}) + lam G_{t+1}). Entries at t >= lengths[g] are zero.
+
+    Computed without a loop over plies: ``flip`` is affine and its own inverse, so in one fixed view
+    (the side on roll at even plies: u_t = V(x_t) at even t, flip(V(x_t)) at odd t, and so for G)
+    the recursion is the linear G'_t = (1 - lam) u_{t+1} + lam G'_{t+1}. Padding every game past its
+    end with its G_T (fixed view) makes that recursion the same for all of them, so one matrix
+    product (``_return_weights``) gives every return; float64 inside, within float32 rounding of the
+    recursion step by step.
     """
-    width = values.shape[1]
+    games, width = values.shape[:2]
     out = np.zeros_like(values)
-    for t in range(width - 1, -1, -1):  # a loop over plies, vectorised over games
-        last = lengths - 1 == t
-        out[last, t] = values[last, t] if final is None else final[last]
-        inner = t < lengths - 1
-        if inner.any():
-            mixed = (1 - lam) * values[inner, t + 1] + lam * out[inner, t + 1]
-            out[inner, t] = flip_probs(game, mixed)
+    if games == 0 or width == 0:
+        return out
+    lengths = np.asarray(lengths)
+    last = lengths - 1
+    rows = np.arange(games)
+    plies = np.arange(width + 1)  # one ply past the longest game, so every game's end is padded
+    v = values[rows[:, None], np.minimum(plies[None, :], last[:, None])].astype(np.float64)  # (G, W, K)
+    end = v[rows, last] if final is None else np.asarray(final, dtype=np.float64)
+    odd = plies % 2 == 1
+    end_fixed = np.where((last % 2 == 1)[:, None], flip_probs(game, end), end)
+    v[:, odd] = flip_probs(game, v[:, odd])  # the fixed view
+    past = plies[None, :] > last[:, None]
+    v[past] = np.broadcast_to(end_fixed[:, None, :], v.shape)[past]
+    fixed = _return_weights(lam, width + 1)[:width] @ v  # (W, W + 1) @ (G, W + 1, K)
+    odd, past = odd[:width], past[:, :width]
+    fixed[:, odd] = flip_probs(game, fixed[:, odd])
+    fixed[past] = 0.0
+    fixed[rows, last] = end  # exactly, not within rounding
+    out[...] = fixed
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _block_weights(lam: float, size: int) -> np.ndarray:
+    """(size, size): row t gives G'_t as weights of u_{t+1..size-1}, with G'_{size-1} = u_{size-1}."""
+    gap = np.arange(size)[None, :] - np.arange(size)[:, None]  # s - t
+    weights = np.where(gap > 0, (1 - lam) * float(lam) ** np.maximum(gap - 1, 0), 0.0)
+    weights[:, -1] = np.where(gap[:, -1] > 0, float(lam) ** np.maximum(gap[:, -1] - 1, 0), 0.0)
+    weights[-1, -1] = 1.0
+    return weights
+
+
+def _return_weights(lam: float, width: int) -> np.ndarray:
+    """The weights of ``_block_weights`` for ``width`` plies: the bottom-right block of a cached larger
+    matrix (the weights depend only on s - t and on the distance to the last ply)."""
+    size = 64
+    while size < width:
+        size *= 2
+    return _block_weights(float(lam), size)[size - width :, size - width :]
 
 
 class SelfPlayActor:
@@ -101,12 +140,13 @@ class SelfPlayActor:
         self.net = OutcomeNet(net.config).to(device)
         self.net.load_state_dict(net.state_dict())
         self.net.eval()
+        self.forward = TableForward(self.net)  # the net's forward pass, its point units from a table
         # exact_endgames: plays and recorded values (so the targets) of bear-offs from the databases
-        self.evaluator = self.net
+        self.evaluator = self.forward
         if exact_endgames:
             from model.net.evaluator import ExactEndgames
 
-            self.evaluator = ExactEndgames(self.net)
+            self.evaluator = ExactEndgames(self.forward)
         if target not in TARGETS:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
         self.target = target  # "one-ply": model/train/one_ply.py
@@ -126,6 +166,7 @@ class SelfPlayActor:
 
     def set_weights(self, state_dict: dict) -> None:
         self.net.load_state_dict(state_dict)
+        self.forward.refresh()
 
     def _step(self) -> np.ndarray:
         """Play one ply in every slot; return the chosen children (mover's view)."""

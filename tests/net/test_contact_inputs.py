@@ -7,18 +7,15 @@ by enumerating the plays) checked equal on random positions, then shapes, ranges
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from engine.board import flip, start_position
 from engine.movegen import ALL_ROLLS
 from engine.tools.sample import random_positions
-
-
-
 from model.net import contact_hits as hits_module
 from model.net import contact_inputs as ci
+
 NAMES = ci.FEATURE_NAMES
 
 
@@ -199,7 +196,7 @@ def ref_half(own: list, opp: list) -> dict:
         return ref_escapes({j - c for j in held if 1 <= j - c <= 12})
 
     f["back_escapes"], f["back_rescapes"] = (e / 36 for e in enemy_escapes(ob))
-    f["contain"] = 1 - min(enemy_escapes(c)[0] for c in range(0, 9)) / 36
+    f["contain"] = 1 - min(enemy_escapes(c)[0] for c in range(9)) / 36
     f["acontain"] = 1 - min([enemy_escapes(c)[0] for c in range(ob, 9)], default=36) / 36
     f["contain2"], f["acontain2"] = f["contain"] ** 2, f["acontain"] ** 2
     def our_escapes(i):  # our checker on index i, moving down past the opponent's points
@@ -325,6 +322,15 @@ def test_hits_equal_the_enumerated_plays(sample):
         assert f[r, 7:10] == pytest.approx([lost / 432, one / 36, two / 36], abs=1e-6)
 
 
+def test_inputs_of_a_position_do_not_depend_on_its_batch(sample):
+    """Each row's inputs are the same bits alone or in any batch (the hit features skip the rows
+    that cannot hit, so a batch's other rows change which rows go through ``roll_hits``)."""
+    whole = ci.contact_inputs(sample)
+    assert np.array_equal(whole[::-1], ci.contact_inputs(sample[::-1]))
+    for r in range(0, len(sample), 25):
+        assert np.array_equal(whole[r], ci.contact_inputs(sample[r : r + 1])[0]), r
+
+
 def test_features_equal_the_scalar_definitions(sample):
     """Every feature but the hits equals ``ref_half`` on both sides of 500 random positions."""
     own, opp = ci.both_sides(sample)
@@ -355,6 +361,23 @@ def test_shapes_ranges_and_units(sample):
     r = ci.race_inputs(sample)
     assert r.shape == (len(sample), ci.num_race_inputs()) == (len(sample), 216) and r.dtype == np.float32
     assert np.isfinite(r).all() and r.min() >= 0 and r.max() <= 6
+
+
+def test_race_columns_equal_the_boards_pips_and_contact(sample):
+    """``race=True`` adds each side's pips / 100 and contact, read off the same counts, equal to
+    engine.board's pips and has_contact; a side with every checker off has 0 pips and no contact."""
+    from engine.board import has_contact, pips
+
+    done = position({1: 1}, {24: 1})
+    done[24], done[26] = 0, 15
+    done[0] = 0  # the mover has borne off all 15
+    positions = np.concatenate([sample, random_positions("backgammon", 100, seed=6, kind="race")[0], done[None]])
+    x = ci.contact_inputs(positions, race=True)
+    assert x.shape == (len(positions), 253)
+    np.testing.assert_array_equal(x[:, :250], ci.contact_inputs(positions))
+    np.testing.assert_array_equal(x[:, 250:252], pips("backgammon", positions).astype(np.float32) / np.float32(100))
+    np.testing.assert_array_equal(x[:, 252], has_contact("backgammon", positions))
+    assert 0 < has_contact("backgammon", positions).mean() < 1 and x[-1, 250] == 0
 
 
 def test_flipping_swaps_the_halves(sample):

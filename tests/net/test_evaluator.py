@@ -71,6 +71,7 @@ def test_the_td_actor_can_learn_from_exact_endgames():
     from model.train.td import SelfPlayActor
 
     actor = SelfPlayActor(OutcomeNet(NetConfig("backgammon", (8,))), games=4, exact_endgames=True)
-    assert isinstance(actor.evaluator, ExactEndgames) and actor.evaluator.net is actor.net
+    assert isinstance(actor.evaluator, ExactEndgames) and actor.evaluator.net is actor.forward
+    assert actor.forward.net is actor.net  # the net itself, its point units from a table (TableForward)
     batch = actor.play(50)
     assert len(batch.positions) >= 50 and np.isfinite(batch.targets).all()

@@ -26,6 +26,27 @@ def test_lambda_returns_match_the_recursion_by_hand():
         assert not got[g, n:].any()
 
 
+def test_lambda_returns_of_long_games_match_the_recursion_step_by_step():
+    """The matrix form agrees with the recursion ply by ply for long games of mixed lengths (past the
+    64- and 128-ply blocks of its cached weights), both games, with and without a final value apart."""
+    rng = np.random.default_rng(5)
+    for game, k in (("backgammon", 5), ("nardi", 3)):
+        for lam in (0.0, 0.7, 1.0):
+            lengths = np.array([1, 2, 63, 64, 65, 200, 129])
+            values = rng.random((len(lengths), 200, k)).astype(np.float32)
+            final = rng.random((len(lengths), k)).astype(np.float32)
+            for given in (None, final):
+                got = lambda_returns(game, values, lengths, lam, given)
+                assert got.dtype == np.float32
+                for g, n in enumerate(lengths):
+                    expect = values[g, n - 1].astype(np.float64) if given is None else final[g].astype(np.float64)
+                    np.testing.assert_array_equal(got[g, n - 1], expect.astype(np.float32))
+                    for t in range(n - 2, -1, -1):
+                        expect = flip_probs(game, (1 - lam) * values[g, t + 1] + lam * expect)
+                        np.testing.assert_allclose(got[g, t], expect, rtol=1e-5, atol=1e-6)
+                    assert not got[g, n:].any()
+
+
 def test_lambda_one_gives_the_final_result_to_every_position():
     """With lambda = 1 every target is the game's result, seen by the side on roll at that ply."""
     values = np.zeros((1, 3, 3))

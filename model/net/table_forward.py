@@ -1,0 +1,77 @@
+"""The self-play actor's forward pass: OutcomeNet's first layer with the per-point units looked up.
+
+Most of a net's inputs are the units of each point (model/net/features.py ``unit_slots``: four units
+per point and side in feature version 3, eight per point of the board in version 2), and most points
+are empty, so their units are 0. The first layer's product with a slot's units depends only on the
+slot and its value, so ``refresh`` precomputes it for every value (a table of P x C rows of the hidden
+width) and a forward pass sums the rows of each position's occupied slots (torch's embedding_bag)
+plus the product of the remaining inputs (the whole-board features) with their weights. That is
+about half the first layer's arithmetic of a full matrix product; the rest of the net is OutcomeNet's
+own modules. The result equals ``OutcomeNet.probabilities`` within float32 rounding (the sums are
+added in another order); tests/net/test_table_forward.py checks it.
+
+``TableForward(net)`` has the networks' interface (``config``, ``probabilities(positions, device)``,
+``eval()``); ``refresh()`` must follow every change of ``net``'s weights (SelfPlayActor.set_weights).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from model.net.equity import chain_heads
+from model.net.features import encode, slot_values, unit_slots
+from model.net.network import OutcomeNet
+
+
+class TableForward:
+    """``net``'s probabilities with its first layer's point units summed from a table."""
+
+    def __init__(self, net: OutcomeNet):
+        self.net = net
+        self.config = net.config
+        self.layout = unit_slots(self.config.game, self.config.feature_version)
+        self.refresh()
+
+    def eval(self):
+        self.net.eval()
+        return self
+
+    @torch.no_grad()
+    def refresh(self) -> None:
+        """Rebuild the tables from ``net``'s current weights."""
+        if self.layout is None:
+            return
+        columns, table = self.layout
+        first = self.net.body[0]
+        weight = first.weight.detach()  # (H, F)
+        slots, values = len(columns), len(table)
+        units = torch.from_numpy(table).to(weight.device)  # (C, U)
+        # rows[p * C + c] = weight[:, columns[p]] @ table[c]: slot p's contribution when it holds value c
+        self.rows = torch.einsum("cu,hpu->pch", units, weight[:, torch.from_numpy(columns).to(weight.device)])
+        self.rows = self.rows.reshape(slots * values, -1).contiguous()
+        dense = np.setdiff1d(np.arange(weight.shape[1]), columns.ravel())
+        self.dense = dense
+        self.dense_weight = weight[:, torch.from_numpy(dense).to(weight.device)].contiguous()
+        self.bias = first.bias.detach()
+        self.occupied = (table != 0).any(axis=1)  # values whose units are not all 0
+        self.base = np.arange(slots) * values
+
+    @torch.no_grad()
+    def probabilities(self, positions: np.ndarray, device: torch.device | str = "cpu") -> np.ndarray:
+        """Outcome probabilities (B, K) float64 of positions (B, 28) seen by the side on roll."""
+        if self.layout is None or len(positions) == 0:
+            return self.net.probabilities(positions, device)
+        game, version = self.config.game, self.config.feature_version
+        x = encode(game, positions, version)
+        values = slot_values(game, positions, version)
+        live = self.occupied[values]
+        index = torch.from_numpy((self.base + values).ravel()[np.flatnonzero(live)]).to(device)
+        offsets = np.zeros(len(positions), dtype=np.int64)
+        np.cumsum(np.count_nonzero(live, axis=1)[:-1], out=offsets[1:])
+        hidden = F.embedding_bag(index, self.rows, torch.from_numpy(offsets).to(device), mode="sum")
+        hidden += F.linear(torch.from_numpy(x[:, self.dense]).to(device), self.dense_weight, self.bias)
+        hidden = self.net.body[2:](torch.relu_(hidden))
+        s = torch.sigmoid(self.net.head(hidden))
+        return chain_heads(game, s, lambda cols: torch.stack(cols, dim=1)).double().cpu().numpy()
