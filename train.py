@@ -73,7 +73,7 @@ class Args:
                                               "databases (so their targets are exact)")
     target: str = option("sample", help="what a position's value is pulled toward: sample (TD: the next "
                                         "position the dice gave) or one-ply (the expectation over all 21 "
-                                        "rolls of the next side's best play; about 4.6x fewer plies per CPU-second)")
+                                        "rolls of the next side's best play; about 3.5x fewer plies per CPU-second)")
     target_prune: int = option(3, help="one-ply backgammon: score each roll's K best plays by pubeval "
                                        "with the network (0 = every play)")
     checkpoint_every: int = option(10_000, help="games between checkpoints (last.pt and a snapshot)")
