@@ -72,7 +72,9 @@ class Bot:
         """A checkpoint path, a baseline name ("pubeval", "heuristic", "random", "gnubg"...), or None
         for the shipped checkpoint of ``game`` (checkpoints/<game>.safetensors). A checkpoint of another
         game than ``game`` is refused (pass game="nardi" for nardi checkpoints). ``exact_endgames``: the
-        net answers bear-offs from the databases (model/net/evaluator.py; None: its default)."""
+        net answers bear-offs from the databases (model/net/evaluator.py; None: its default). A spec
+        with suffixes (model/players/registry.py: "path+noexact", "path+2ply") makes its player; with
+        +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth (cubeless, hint's search)."""
         from model.net.checkpoint import SUFFIXES, load_net, shipped_path
         from model.net.evaluator import with_exact_endgames
         from model.players.net_player import NetPlayer
@@ -95,6 +97,9 @@ class Bot:
         if self.net is not None:
             from model.players.net_player import child_probabilities
 
+            if getattr(self.player, "plies", 0):  # a "checkpoint+Nply" spec: ranked as it plays
+                util, probs, depth = self.player.rank(children, parent, len(positions))
+                return util, probs, -(util + 1e6 * depth)  # looked at more deeply first
             probs = child_probabilities(self.net, children, self.player.device)
             util = cubeless_equity(self.game, probs)
             return util, probs, -util

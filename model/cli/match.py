@@ -4,7 +4,10 @@
 
 A and B are each a checkpoint path or a baseline name (random, heuristic, heuristic-easy, and for
 backgammon pubeval, gnubg, gnubg-0ply, gnubg-1ply, gnubg-2ply); a checkpoint path may end in +exact
-(bear-off positions from the exact databases, model/net/evaluator.py) or +noexact (from the network). Every dice stream is played twice
+(bear-off positions from the exact databases, model/net/evaluator.py) or +noexact (from the network),
+and in +1ply or +2ply (the net picks each play looking that many plies ahead, by cubeless money equity,
+ranked as ``hint --ply N`` ranks them; +0ply is the default), in any order, e.g.
+``checkpoints/backgammon.safetensors+2ply+noexact``. Every dice stream is played twice
 with the seats swapped, so --games must be even; the 95% interval treats each mirrored pair as one
 sample. Prints A's points per game, win/gammon/backgammon (nardi: win/mars) rates of both sides and
 games/s; --json writes every figure with the exact settings. --mat FILE (backgammon) saves every game
@@ -25,7 +28,7 @@ from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
 from model.cli.common import CLOSED_PIPE, UsageError, dataclass_parser, emit, option, progress_bar, write_json
 from model.net.device import choose_device
-from model.players.registry import BASELINES, make_player, split_endgame_suffix
+from model.players.registry import BASELINES, make_player, parse_checkpoint_spec
 
 LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
 
@@ -34,8 +37,11 @@ LABELS = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars
 class Args:
     """Settings of a match between two players."""
 
-    a: str = option(help="player A: a checkpoint path or a baseline name", positional=True)
-    b: str = option(help="player B: a checkpoint path or a baseline name", positional=True)
+    a: str = option(help="player A: a checkpoint path or a baseline name; a path may end in +exact or "
+                    "+noexact (bear-offs from the databases or the net) and +1ply or +2ply (each play picked "
+                    "by cubeless equity that many plies ahead, ranked as hint --ply ranks; +0ply: the "
+                    "default), in any order", positional=True)
+    b: str = option(help="player B: as A", positional=True)
     game: str = option("backgammon", help="which game", choices=GAMES)
     games: int = option(1000, help="games to play; even: each dice stream is played twice")
     seed: int = option(0, help="seed of the dice streams (and of random players)")
@@ -79,8 +85,7 @@ def parse_args(argv: list[str]) -> Args:
 def load_players(args: Args):
     """(player A, player B, the device networks run on); UsageError for a player that cannot be made."""
     specs = (args.a, args.b)
-    checkpoints = [spec for spec in specs
-                   if spec.strip().lower() not in BASELINES and Path(split_endgame_suffix(spec)[0]).is_file()]
+    checkpoints = [spec for spec in specs if spec.strip().lower() not in BASELINES and _names_a_file(spec)]
     device = "cpu"
     if checkpoints:  # torch only for networks
         try:
@@ -95,6 +100,14 @@ def load_players(args: Args):
             message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise UsageError(f"player {'AB'[seat]} ({spec}): {message}") from None
     return players[0], players[1], device
+
+
+def _names_a_file(spec: str) -> bool:
+    """Whether a spec's path (its suffixes read off) is a file; a bad suffix is make_player's to say."""
+    try:
+        return Path(parse_checkpoint_spec(spec).path).is_file()
+    except ValueError:
+        return False
 
 
 def run_match(args: Args) -> tuple[ArenaResult, str]:

@@ -223,7 +223,7 @@ def make_cube_player(spec: str, game: str, policy: str = "auto", checker: str = 
     style = "money" if policy == "money" else "aware"
     label = f"{player.name}/{'money-style' if style == 'money' else 'cube'}"
     return NetCubePlayer(net, style=style, checker="cubeless" if style == "money" else checker,
-                         name=label, resign=resign)
+                         name=label, resign=resign, plies=getattr(player, "plies", 0))  # "path+2ply"
 
 
 __all__ = [

@@ -4,6 +4,11 @@
     make_player("gnubg-1ply", "backgammon")      GNU Backgammon's nets (optional gnubg-nn package)
     make_player("runs/bg/last.pt", "backgammon") a trained network from a checkpoint
     make_player("runs/bg/last.pt+exact", ...)    the same, bear-offs from the databases (+noexact: never)
+    make_player("runs/bg/last.pt+2ply", ...)     the same, picking its plays at 2-ply (+1ply, +0ply)
+
+A checkpoint spec is a path with suffixes in any order, each at most once (``parse_checkpoint_spec``):
++exact / +noexact (bear-offs from the databases or from the network) and +0ply / +1ply / +2ply
+(look-ahead: model/players/lookahead_player.py, hint's ranking of plays at that depth).
 
 Baselines: random, heuristic, heuristic-easy (both games); pubeval, gnubg (= gnubg-0ply), gnubg-0ply,
 gnubg-1ply, gnubg-2ply (backgammon only).
@@ -11,6 +16,8 @@ gnubg-1ply, gnubg-2ply (backgammon only).
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from engine.board import check_game
@@ -50,10 +57,11 @@ BACKGAMMON_ONLY = {"pubeval", "gnubg", "gnubg-0ply", "gnubg-1ply", "gnubg-2ply"}
 
 
 def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = None) -> Player:
-    """A player from a baseline name or a checkpoint path.
+    """A player from a baseline name or a checkpoint spec (a path with the suffixes of
+    ``parse_checkpoint_spec``; +1ply / +2ply make a model.players.lookahead_player.LookaheadPlayer).
 
-    Raises ValueError for an unknown name, a baseline that does not play ``game`` or a bad
-    checkpoint, FileNotFoundError for a path that does not exist, ImportError (GnubgUnavailable)
+    Raises ValueError for an unknown name, a baseline that does not play ``game``, a bad suffix or a
+    bad checkpoint, FileNotFoundError for a path that does not exist, ImportError (GnubgUnavailable)
     when gnubg is asked for without the gnubg-nn package.
     """
     check_game(game)
@@ -64,31 +72,74 @@ def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = No
         player = BASELINES[name](game, seed)
         player.name = name
         return player
-    spec, exact = split_endgame_suffix(spec)
-    if not _looks_like_path(spec):
+    parsed = parse_checkpoint_spec(spec)
+    if parsed.suffix and parsed.path.strip().lower() in BASELINES:
+        raise ValueError(f"the suffixes {SUFFIX_HELP} are for checkpoints, not the baseline {parsed.path}")
+    if not _looks_like_path(parsed.path):
         raise ValueError(f"unknown player {spec!r}: give a checkpoint path or one of {', '.join(BASELINES)}")
-    path = Path(spec)
+    path = Path(parsed.path)
     if not path.is_file():
-        raise FileNotFoundError(f"checkpoint not found: {spec}")
+        hint = f" (a checkpoint path may end in {SUFFIX_HELP})" if "+" in parsed.path else ""
+        raise FileNotFoundError(f"checkpoint not found: {parsed.path}{hint}")
     from model.net.checkpoint import load_player  # lazy: needs torch and the network code
 
-    player = load_player(path, game=game, device=device, exact_endgames=exact)
-    if exact is not None:
-        player.name += ENDGAME_SUFFIXES[exact]
+    player = load_player(path, game=game, device=device, exact_endgames=parsed.exact)
+    if parsed.plies:
+        from model.players.lookahead_player import LookaheadPlayer  # lazy: it ranks through model.cube
+
+        player = LookaheadPlayer(player.net, parsed.plies, device=device, name=player.name)
+    player.name += parsed.suffix
     return player
 
 
 ENDGAME_SUFFIXES = {True: "+exact", False: "+noexact"}
 """Checkpoint spec suffixes: bear-off positions from the databases (+exact) or from the network
 (+noexact) whatever model/net/evaluator.py's EXACT_ENDGAMES default says."""
+MAX_SPEC_PLIES = 2
+"""The deepest look-ahead a spec may ask for (+2ply), as hint's --ply."""
+SUFFIX_HELP = "+exact, +noexact, +0ply, +1ply, +2ply"
+_PLY = re.compile(r"(\d+)ply")
 
 
-def split_endgame_suffix(spec: str) -> tuple[str, bool | None]:
-    """("path", True/False) for "path+exact" / "path+noexact", ("path", None) without a suffix."""
-    for exact, suffix in ENDGAME_SUFFIXES.items():
-        if spec.lower().endswith(suffix):
-            return spec[: -len(suffix)], exact
-    return spec, None
+@dataclass(frozen=True)
+class CheckpointSpec:
+    """A checkpoint spec read: the path, the bear-off choice (None: the default) and the look-ahead
+    depth (None: not given, which plays at 0-ply)."""
+
+    path: str
+    exact: bool | None = None
+    plies: int | None = None
+
+    @property
+    def suffix(self) -> str:
+        """The suffixes given, in one order (+exact/+noexact first): what a player's name ends in."""
+        return (ENDGAME_SUFFIXES.get(self.exact, "")
+                + ("" if self.plies is None else f"+{self.plies}ply"))
+
+
+def parse_checkpoint_spec(spec: str) -> CheckpointSpec:
+    """The one reader of checkpoint specs: "path", "path+exact", "path+2ply+noexact"... Suffixes are
+    read from the end, case-insensitive, in any order; whatever precedes the last known one is the
+    path (which may hold a "+" of its own). ValueError for a suffix given twice, +exact with
+    +noexact, or a look-ahead deeper than MAX_SPEC_PLIES."""
+    path, exact, plies = spec, None, None
+    while "+" in path:
+        head, token = path.rsplit("+", 1)
+        token = token.strip().lower()
+        if token in ("exact", "noexact"):
+            if exact is not None:
+                raise ValueError("+exact and +noexact together: give one of them")
+            exact = token == "exact"
+        elif _PLY.fullmatch(token):
+            if plies is not None:
+                raise ValueError("the look-ahead given twice: give one +Nply")
+            plies = int(_PLY.fullmatch(token).group(1))
+            if plies > MAX_SPEC_PLIES:
+                raise ValueError(f"look-ahead +{plies}ply: give +0ply, +1ply or +{MAX_SPEC_PLIES}ply")
+        else:
+            break
+        path = head
+    return CheckpointSpec(path, exact, plies)
 
 
 def _looks_like_path(spec: str) -> bool:

@@ -60,6 +60,10 @@ def test_the_match_subcommand_is_the_default_command(tmp_path):
     (["heuristic"], "required"),
     (["heuristic", "random", "--game", "nardi", "--mat", "games.mat"], "--mat: .mat files hold backgammon only"),
     (["heuristic", "random", "--mat", "/nonexistent/games.mat"], "no such folder"),
+    (["heuristic", "checkpoints/backgammon.safetensors+3ply"], "+3ply: give +0ply, +1ply or +2ply"),
+    (["checkpoints/backgammon.safetensors+1ply+exact+2ply", "random"], "look-ahead given twice"),
+    (["pubeval+2ply", "random"], "for checkpoints, not the baseline pubeval"),
+    (["heuristic", "checkpoints/backgammon.safetensors+2plies"], "may end in +exact, +noexact, +0ply"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     """Bad flags, unknown players, missing checkpoints: one error line on stderr, status 2, no traceback."""

@@ -12,7 +12,7 @@ from model.net.bearoff_two_sided import two_sided_win
 from model.net.checkpoint import load_player
 from model.net.evaluator import ExactEndgames, with_exact_endgames
 from model.net.inference import NumpyNet
-from model.players.registry import make_player, split_endgame_suffix
+from model.players.registry import make_player, parse_checkpoint_spec
 from tests.helpers import bearoff, save_tiny_checkpoints
 
 
@@ -56,7 +56,7 @@ def test_loaders_wrap_only_when_asked(paths, monkeypatch):
     assert isinstance(load_player(paths["backgammon"], exact_endgames=True).net, ExactEndgames)
     player = make_player(f"{paths['backgammon']}+exact", "backgammon")
     assert isinstance(player.net, ExactEndgames) and player.name.endswith("+exact")
-    assert split_endgame_suffix("a.pt+noexact") == ("a.pt", False)
+    assert parse_checkpoint_spec("a.pt+noexact").exact is False
     monkeypatch.setattr(evaluator, "EXACT_ENDGAMES", True)
     assert isinstance(load_player(paths["backgammon"]).net, ExactEndgames)
     assert isinstance(make_player(f"{paths['backgammon']}+noexact", "backgammon").net, NumpyNet)
