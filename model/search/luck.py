@@ -67,34 +67,70 @@ def scores(positions: np.ndarray, contact: np.ndarray) -> np.ndarray:
     return np.where(positions[:, OFF] == CHECKERS, WIN, s)
 
 
+@lru_cache(maxsize=1)
+def _move_tables() -> tuple[np.ndarray, np.ndarray]:
+    """(leave (2 * 25 * 31,), land (2 * 24 * 31,)) float64 integers: the score change of one checker
+    leaving slot s that holds signed count n (cell [race/contact][s][n + 15]; slot 24, the bar, not
+    scored) and of one landing on point slot s that holds m (an opponent blot, m = -1, is hit: its
+    checker goes to the bar), in units of 1/SCALE; _gain's two look-ups."""
+    points, extra = _tables()
+    leave = np.zeros((2, 25, 31))
+    leave[:, :24, 1:] = points[:, :, :-1] - points[:, :, 1:]  # count n -> n - 1
+    land = np.zeros((2, 24, 31))
+    land[:, :, :-1] = points[:, :, 1:] - points[:, :, :-1]  # count m -> m + 1
+    blot = 15 - 1  # m = -1: the blot leaves for the bar, the checker lands alone (count 1)
+    land[:, :, blot] = points[:, :, 16] - points[:, :, blot] + extra[:, 0][:, None]
+    return leave.reshape(-1), land.reshape(-1)
+
+
 def _gain(positions, rows, sources, dest, contact):
     """(score change (n,), won (n,)) of moving one checker of ``positions[rows]`` from slot
     ``sources`` to point ``dest`` (<= 0: off), as single_die_moves reports the moves; ``contact``
     is per position; ``won`` where the move bears off the last checker."""
-    points, extra = _tables()
-    flat, board = points.reshape(-1), positions.reshape(-1)
+    leave, land = _move_tables()
+    extra = _tables()[1]
+    board = positions.reshape(-1)
     c = np.asarray(contact, dtype=np.intp)[rows]
-    cell = 24 * 31 * c + 15
     at = rows * positions.shape[1]
-    src = np.where(sources == BAR_SOURCE, 0, sources)
-    n = board[at + src].astype(np.intp) + cell + 31 * src
-    gain = np.where(sources == BAR_SOURCE, 0.0, flat[n - 1] - flat[n])
+    gain = leave[c * (25 * 31) + 31 * sources + 15 + board[at + sources]]  # sources < 25: BAR_SOURCE is the bar slot
     off = dest < 1
     slot = np.where(off, 0, dest - 1)
-    m = board[at + slot].astype(np.intp)
-    hit = m == -1
-    before = cell + 31 * slot
-    on = flat[before + np.where(hit, 1, m + 1)] - flat[before + m] + hit * extra[c, 0]
-    gain += np.where(off, extra[c, 1], on)
+    gain += np.where(off, extra[c, 1], land[c * (24 * 31) + 31 * slot + 15 + board[at + slot]])
     return gain, off & (board[at + OFF] == CHECKERS - 1)
 
 
 def top_distinct(score: np.ndarray, group: np.ndarray, k: int) -> np.ndarray:
     """(n,) bool: in each group (``group`` sorted, values below 2^23), the first row of each of
-    its ``k`` highest distinct scores (integers, |score| <= WIN)."""
+    its ``k`` highest distinct scores (integers, |score| <= WIN). ``k`` rounds of per-group maxima
+    (each round's best score taken out), cheaper than sorting the rows for a small ``k``."""
     n = len(score)
     if not n:
         return np.zeros(0, dtype=bool)
+    group = np.asarray(group)
+    change = np.ones(n, dtype=bool)
+    change[1:] = group[1:] != group[:-1]
+    starts = np.flatnonzero(change)
+    if (group[starts[1:]] < group[starts[:-1]]).any():
+        return _top_distinct_sorted(score, group, k)
+    segment = np.cumsum(change) - 1  # (n,): the row's group, numbered 0, 1, ...
+    rest = np.array(score, dtype=np.float64)
+    chosen = np.zeros(n, dtype=bool)
+    for _ in range(k):
+        best = np.maximum.reduceat(rest, starts)[segment]
+        hit = (rest == best) & (best > -np.inf)
+        rows = np.flatnonzero(hit)
+        if not len(rows):
+            break
+        first = np.ones(len(rows), dtype=bool)
+        first[1:] = segment[rows[1:]] != segment[rows[:-1]]
+        chosen[rows[first]] = True
+        rest[hit] = -np.inf
+    return chosen
+
+
+def _top_distinct_sorted(score, group, k):
+    """top_distinct for groups in any order, by one sort of the rows."""
+    n = len(score)
     key = np.asarray(group, dtype=np.int64) * KEY_GROUP - np.asarray(score, dtype=np.int64)
     order = np.argsort(key, kind="stable")  # by group, best score first, ties in row order
     key = key[order]
