@@ -101,36 +101,10 @@ def _gain(positions, rows, sources, dest, contact):
 
 def top_distinct(score: np.ndarray, group: np.ndarray, k: int) -> np.ndarray:
     """(n,) bool: in each group (``group`` sorted, values below 2^23), the first row of each of
-    its ``k`` highest distinct scores (integers, |score| <= WIN). ``k`` rounds of per-group maxima
-    (each round's best score taken out), cheaper than sorting the rows for a small ``k``."""
+    its ``k`` highest distinct scores (integers, |score| <= WIN)."""
     n = len(score)
     if not n:
         return np.zeros(0, dtype=bool)
-    group = np.asarray(group)
-    change = np.ones(n, dtype=bool)
-    change[1:] = group[1:] != group[:-1]
-    starts = np.flatnonzero(change)
-    if (group[starts[1:]] < group[starts[:-1]]).any():
-        return _top_distinct_sorted(score, group, k)
-    segment = np.cumsum(change) - 1  # (n,): the row's group, numbered 0, 1, ...
-    rest = np.array(score, dtype=np.float64)
-    chosen = np.zeros(n, dtype=bool)
-    for _ in range(k):
-        best = np.maximum.reduceat(rest, starts)[segment]
-        hit = (rest == best) & (best > -np.inf)
-        rows = np.flatnonzero(hit)
-        if not len(rows):
-            break
-        first = np.ones(len(rows), dtype=bool)
-        first[1:] = segment[rows[1:]] != segment[rows[:-1]]
-        chosen[rows[first]] = True
-        rest[hit] = -np.inf
-    return chosen
-
-
-def _top_distinct_sorted(score, group, k):
-    """top_distinct for groups in any order, by one sort of the rows."""
-    n = len(score)
     key = np.asarray(group, dtype=np.int64) * KEY_GROUP - np.asarray(score, dtype=np.int64)
     order = np.argsort(key, kind="stable")  # by group, best score first, ties in row order
     key = key[order]

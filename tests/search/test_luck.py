@@ -9,7 +9,7 @@ from engine.board import CHECKERS, OFF, has_contact, start_position
 from engine.movegen import ALL_ROLLS, legal_plays
 from engine.tools.sample import random_positions
 from model.players.pubeval import fast_scores
-from model.search.luck import DOUBLE, SCALE, WIN, _top_distinct_sorted, luck_plays, scores, top_distinct
+from model.search.luck import DOUBLE, SCALE, WIN, luck_plays, scores, top_distinct
 from tests.helpers import bearoff
 
 
@@ -66,19 +66,6 @@ def test_top_distinct_keeps_the_first_row_of_each_best_score():
     group = np.array([0, 0, 0, 0, 0, 1, 1, 2])
     np.testing.assert_array_equal(np.flatnonzero(top_distinct(score, group, 2)), [1, 4, 5, 7])
     np.testing.assert_array_equal(np.flatnonzero(top_distinct(score, group, 9)), [0, 1, 3, 4, 5, 7])
-
-
-def test_top_distinct_by_rounds_of_maxima_equals_one_sort():
-    """The rounds of per-group maxima pick the rows the sort picks: ties, groups smaller than k,
-    WIN scores, and groups out of order (the sort's fallback)."""
-    rng = np.random.default_rng(3)
-    for _ in range(200):
-        n, k = int(rng.integers(1, 80)), int(rng.integers(1, 7))
-        group = np.sort(rng.integers(0, 9, n))
-        score = rng.integers(-4, 4, n) * SCALE
-        score[rng.random(n) < 0.1] = WIN
-        for g in (group, rng.permutation(group)):
-            np.testing.assert_array_equal(top_distinct(score, g, k), _top_distinct_sorted(score, g, k))
 
 
 @pytest.mark.parametrize("k", [1, 4])
