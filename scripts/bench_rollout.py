@@ -165,11 +165,15 @@ def main() -> int:
         print(f"  {name:<48}{m['trials_per_s']:9.1f} trials/s  {m['cpu_ms_per_trial']:7.1f} ms CPU per trial")
     print("ours / gnubg, trials per second: " + ", ".join(f"{k} {v:.2f}x" for k, v in ratios.items()))
     print("ours / gnubg, trials per CPU second: " + ", ".join(f"{k} {v:.2f}x" for k, v in cpu.items()))
+    vr_factor = {name: m["raw_equity_se"] / m["equity_se"] for name, m in median.items()
+                 if "equity_se" in m and name.startswith("ours, luck")}
+    print("variance-reduction factor (se without / with the luck adjustment, same trials): "
+          + ", ".join(f"{name[len('ours, '):]} {v:.2f}" for name, v in vr_factor.items()))
     print(f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": " ".join(sys.argv), "position": args.position,
                                                "runs": rows, "median": median, "ratio_trials_per_s": ratios,
-                                               "ratio_trials_per_cpu_s": cpu, "load_before": load_before,
+                                               "ratio_trials_per_cpu_s": cpu, "vr_factor": vr_factor, "load_before": load_before,
                                                "load_after": os.getloadavg()}, indent=1) + "\n")
     return 0
 
