@@ -188,3 +188,21 @@ def test_pruned_luck_stays_unbiased_and_the_pruning_score_is_pubeval(nets):
     r = rollout(net, start, trials=36, truncate=1, bearoff=False, prune=2, seed=2)
     plain = rollout(net, start, trials=36, truncate=1, bearoff=False, vr=False, seed=2)
     np.testing.assert_allclose(r.evaluation.probs, plain.evaluation.probs, atol=1e-9)
+
+
+def test_trials_hold_the_blas_to_blas_threads_and_restore_it(nets):
+    """While trials are played numpy's BLAS runs BLAS_THREADS threads (trials.py); afterwards it has
+    its own number again."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    from model.search import trials
+
+    def blas():
+        return [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
+
+    before, seen = blas(), []
+    if not before:
+        pytest.skip("numpy's BLAS is not one threadpoolctl knows")
+    rollout(nets["backgammon"], start_position("backgammon"), trials=4, seed=1,
+            progress=lambda n: seen.append(blas()))
+    assert seen and all(threads == [trials.BLAS_THREADS] * len(before) for threads in seen)
+    assert blas() == before
