@@ -78,12 +78,12 @@ BLAS_THREADS = 1
 products of a ply are small (thousands of rows by a 256-wide layer, and that layer by the 5 outputs),
 and on a 2-core machine busy with other work a second BLAS thread mostly waits for the core: a
 rollout measured 1.9 times faster in wall time, with half the CPU seconds, with one thread than with
-the default two at load 5 (README, "Rollouts"). Needs threadpoolctl (the ``fast`` extra); without it
-the BLAS keeps its threads."""
+the default two at load 5 (README, "Rollouts"). Through threadpoolctl (a dependency of the
+plain install); should it be missing, the BLAS keeps its threads."""
 
 try:
     from threadpoolctl import threadpool_limits
-except ImportError:  # optional: pyproject's "fast" extra
+except ImportError:  # a dependency; tolerated missing (then the BLAS keeps its threads)
     threadpool_limits = None
 
 

@@ -193,7 +193,7 @@ def test_pruned_luck_stays_unbiased_and_the_pruning_score_is_pubeval(nets):
 def test_trials_hold_the_blas_to_blas_threads_and_restore_it(nets):
     """While trials are played numpy's BLAS runs BLAS_THREADS threads (trials.py); afterwards it has
     its own number again."""
-    threadpoolctl = pytest.importorskip("threadpoolctl")
+    import threadpoolctl
     from model.search import trials
 
     def blas():
