@@ -59,7 +59,8 @@ class Args:
                                      "a resumed run keeps its own")
     features: int = option(0, help="input encoding of a new network: 0 = the game's default; nardi 1 or 2 "
                                    "(long-nardi inputs, the default); backgammon 2 (TD-Gammon units and "
-                                   "summaries, the default) or 3 (gnubg's inputs); a resumed run keeps its own")
+                                   "summaries) or 3 (gnubg-style inputs, the default); a resumed run keeps "
+                                   "its own")
     lam: float = option(0.7, help="TD lambda")
     lr: float = option(1e-3, help="Adam learning rate")
     lr_schedule: str = option("", help="piecewise-constant learning rate by games played, "

@@ -36,7 +36,7 @@ from model.net.contact_inputs import contact_inputs, num_contact_inputs
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
 
-FEATURE_VERSION = {"backgammon": 2, "nardi": 2}
+FEATURE_VERSION = {"backgammon": 3, "nardi": 2}
 SUPPORTED = {"backgammon": (2, 3), "nardi": (1, 2)}
 
 

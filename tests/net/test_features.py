@@ -32,11 +32,12 @@ def test_shot_counts_match_the_known_tables():
 
 
 def test_encoding_shapes_and_units():
-    """The start position encodes the counts by TD-Gammon units, for both games and both sides."""
+    """The start position encodes the counts by TD-Gammon units, for both games and both sides
+    (backgammon's feature version 2; version 3 has its own tests in test_contact_inputs.py)."""
     for game in ("backgammon", "nardi"):
         x = encode(game, start_position(game, 3))
         assert x.shape == (3, num_features(game)) and x.dtype == np.float32
-    x = encode("backgammon", start_position("backgammon", 1))[0]
+    x = encode("backgammon", start_position("backgammon", 1), 2)[0]
     # mover's 6-point holds 5: units n>=1, n>=2, n>=3, (n-3)/2 = 1
     np.testing.assert_allclose(x[5 * 8 : 5 * 8 + 4], [1, 1, 1, 1])
     # opponent's 2 checkers on our 1-point
@@ -44,9 +45,10 @@ def test_encoding_shapes_and_units():
 
 
 def test_hit_chance_of_both_sides_are_swapped_by_flipping():
-    """The two hit-chance inputs of a position are those of its flipped position, swapped."""
+    """The two hit-chance inputs of a position (feature version 2) are those of its flipped position,
+    swapped."""
     pos = random_positions("backgammon", 200, seed=3)[0]
-    a, b = encode("backgammon", pos), encode("backgammon", flip("backgammon", pos))
+    a, b = encode("backgammon", pos, 2), encode("backgammon", flip("backgammon", pos), 2)
     np.testing.assert_allclose(a[:, 209], b[:, 210])
     np.testing.assert_allclose(a[:, 210], b[:, 209])
 
