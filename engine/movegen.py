@@ -37,6 +37,18 @@ _HASH = np.array(
 )
 
 
+def _rows(array: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``array[index]`` for an integer ``index`` along the first axis: np.take copies rows of a 2-D
+    or 3-D array two to three times faster than fancy indexing does."""
+    return np.take(array, index, axis=0)
+
+
+def _where(mask: np.ndarray, array: np.ndarray) -> np.ndarray:
+    """``array[mask]`` for a boolean ``mask`` along the first axis, the rows copied by np.compress
+    (three or more times faster than boolean indexing of a 2-D array)."""
+    return np.compress(mask, array, axis=0)
+
+
 def _dedupe(children: np.ndarray, parent: np.ndarray, trail=None):
     """Keep the first occurrence of each distinct (parent, position) pair, in their original order.
 
@@ -78,12 +90,12 @@ def _dedupe(children: np.ndarray, parent: np.ndarray, trail=None):
     by_first = np.argsort(first)
     keep = first[by_first]
     if trail is None:
-        return children[keep], parent[keep], None
+        return _rows(children, keep), parent[keep], None
     step_rank = trail[:, :, 1].astype(np.int64) * 32 + trail[:, :, 0]  # (n, 4), die then source
     rank = ((step_rank[:, 0] * 256 + step_rank[:, 1]) * 256 + step_rank[:, 2]) * 256 + step_rank[:, 3]
     group = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, n)))  # of each entry of order
     best = order[np.lexsort((-rank[order], group))][starts]  # per group, the greatest trail
-    return children[keep], parent[keep], trail[best[by_first]]
+    return _rows(children, keep), parent[keep], _rows(trail, best[by_first])
 
 
 def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndarray,
@@ -94,17 +106,18 @@ def _step(game: str, positions: np.ndarray, dice: np.ndarray, head_left: np.ndar
     ``allowed`` (N, 25), if given, limits the sources a checker may move from.
     """
     rows, sources, dest = single_die_moves(game, positions, dice, head_left, allowed)
-    children = positions[rows]  # fancy indexing copies
-    k = np.arange(len(rows))
-    children[k, sources] -= 1
-    dest_slot = np.where(dest >= 1, dest - 1, OFF)
+    children = _rows(positions, rows)
+    flat = children.reshape(-1)  # a view: one flat index per change is cheaper than (row, column) pairs
+    row_start = np.arange(0, len(flat), NUM_SLOTS)
+    flat[row_start + sources] -= 1
+    at = row_start + np.where(dest >= 1, dest - 1, OFF)
     if game == "backgammon":
-        before = children[k, dest_slot]
+        before = flat[at]
         hit = before == -1  # a lone opponent checker (never the borne-off count, which is >= 0)
-        children[k, dest_slot] = before + 1 + hit  # -1 becomes our single checker
+        flat[at] = before + 1 + hit  # -1 becomes our single checker
         children[:, OPP_BAR] += hit
     else:
-        children[k, dest_slot] += 1
+        flat[at] += 1
     return children, rows, sources
 
 
@@ -113,7 +126,7 @@ def _record(trail, rows, sources, dice, depth: int):
     taken, (source point 1..25, die), written at ``depth``; None when steps are not being recorded."""
     if trail is None:
         return None
-    out = trail[rows]
+    out = _rows(trail, rows)
     out[:, depth, 0] = sources + 1
     out[:, depth, 1] = dice
     return out
@@ -155,7 +168,7 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
         idx = np.flatnonzero(select)
         if len(idx):
             trail = np.zeros((len(idx), 4, 2), dtype=np.int8) if with_steps else None
-            children, parent, trail = generate(game, positions[idx], dice[idx], limits[idx], trail)
+            children, parent, trail = generate(game, _rows(positions, idx), dice[idx], limits[idx], trail)
             kids.append(children)
             par.append(idx[parent])
             trails.append(trail)
@@ -163,8 +176,8 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
     parent = np.concatenate(par)
     order = np.argsort(parent, kind="stable")
     if with_steps:
-        return children[order], parent[order], np.concatenate(trails)[order]
-    return children[order], parent[order]
+        return _rows(children, order), parent[order], _rows(np.concatenate(trails), order)
+    return _rows(children, order), parent[order]
 
 
 def _with_passes(positions, children, parent, n, trail):
@@ -173,7 +186,7 @@ def _with_passes(positions, children, parent, n, trail):
     has_child[parent] = True
     missing = np.flatnonzero(~has_child)
     if len(missing):
-        children = np.concatenate([children, positions[missing]])
+        children = np.concatenate([children, _rows(positions, missing)])
         parent = np.concatenate([parent, missing])
         if trail is not None:
             trail = np.concatenate([trail, np.zeros((len(missing), 4, 2), dtype=np.int8)])
@@ -215,8 +228,8 @@ def _non_doubles(game, positions, dice, head_limit, trail):
     kids = np.concatenate([both_a, both_b])
     par = np.concatenate([par_a, par_b])
     ok = _final_ok(game, kids)
-    two_trail = None if trail is None else np.concatenate([trail_a, trail_b])[ok]
-    kids, par, two_trail = _dedupe(kids[ok], par[ok], two_trail)
+    two_trail = None if trail is None else _where(ok, np.concatenate([trail_a, trail_b]))
+    kids, par, two_trail = _dedupe(_where(ok, kids), par[ok], two_trail)
     # Parents where no two-dice play survives fall back to one die, the higher one if possible.
     need = np.ones(n, dtype=bool)
     need[par] = False
@@ -226,12 +239,12 @@ def _non_doubles(game, positions, dice, head_limit, trail):
     one_par = np.concatenate([high1_par, low1_par])
     one_high = np.concatenate([np.ones(len(high1), bool), np.zeros(len(low1), bool)])
     take = need[one_par] & _final_ok(game, one_kids)
-    one_kids, one_par, one_high = one_kids[take], one_par[take], one_high[take]
+    one_kids, one_par, one_high = _where(take, one_kids), one_par[take], one_high[take]
     has_high = np.zeros(n, dtype=bool)
     has_high[one_par[one_high]] = True
     keep = one_high | ~has_high[one_par]
-    one_trail = None if trail is None else np.concatenate([high1_trail, low1_trail])[take][keep]
-    one_kids, one_par, one_trail = _dedupe(one_kids[keep], one_par[keep], one_trail)
+    one_trail = None if trail is None else _where(keep, _where(take, np.concatenate([high1_trail, low1_trail])))
+    one_kids, one_par, one_trail = _dedupe(_where(keep, one_kids), one_par[keep], one_trail)
     kids = np.concatenate([kids, one_kids])
     par = np.concatenate([par, one_par])
     if trail is not None:
@@ -271,14 +284,14 @@ def _doubles(game, positions, dice, head_limit, trail):
         ok = _final_ok(game, kids)
         if ok.any():
             best_depth[par[ok]] = depth
-            finals.append((depth, kids[ok], par[ok], None if trail is None else level_trail[ok]))
+            finals.append((depth, _where(ok, kids), par[ok], None if trail is None else _where(ok, level_trail)))
         level_kids, level_par, level_top = kids, par, sources
     out_kids, out_par, out_trail = [], [], []
     for depth, kids, par, steps in finals:
         keep = best_depth[par] == depth
-        out_kids.append(kids[keep])
+        out_kids.append(_where(keep, kids))
         out_par.append(par[keep])
-        out_trail.append(None if steps is None else steps[keep])
+        out_trail.append(None if steps is None else _where(keep, steps))
     if out_kids:
         kids, par, trail = _dedupe(np.concatenate(out_kids), np.concatenate(out_par),
                                    None if trail is None else np.concatenate(out_trail))

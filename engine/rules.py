@@ -14,12 +14,14 @@ from engine.board import BAR, CHECKERS, HEAD, OPP_OFF
 _SOURCE_POINTS = np.arange(1, 26, dtype=np.int16)  # point number of each source slot; the bar counts as 25
 _SOURCES = slice(0, 25)  # slots 0..23 (points) and 24 (the mover's bar): every place a checker leaves
 _SHIFT = 6  # zero columns put before the board so that "the slot d below" is a window of the row
+_DEST = _SOURCE_POINTS[None, :] - np.arange(7, dtype=np.int16)[:, None]  # [d, s]: the point a die of d reaches from s
+_ON_BOARD = _DEST >= 1
 
 
 def all_home(positions: np.ndarray) -> np.ndarray:
     """Bearing off is allowed only "when all 15 not yet borne off are in the home board (none on
     the bar)": no mover checker on points 7..24 or the bar. (N,) bool."""
-    return ~(positions[:, 6:25] > 0).any(axis=1)  # slots 6..23 are points 7..24, slot 24 the bar
+    return positions[:, 6:25].max(axis=1, initial=0) <= 0  # slots 6..23 are points 7..24, slot 24 the bar
 
 
 def highest_point(positions: np.ndarray) -> np.ndarray:
@@ -98,13 +100,12 @@ def single_die_moves(game: str, positions: np.ndarray, dice: np.ndarray, head_le
         source_ok[:, HEAD] &= head_open(game, head_left)
     if allowed is not None:
         source_ok &= allowed
-    dest = _SOURCE_POINTS[None, :] - dice[:, None].astype(np.int16)  # (N, 25)
-    legal = source_ok & (dest >= 1) & open_landing(game, landing_counts(positions, dice))
+    legal = source_ok & _ON_BOARD[dice] & open_landing(game, landing_counts(positions, dice))
     home = np.flatnonzero(all_home(positions))
     if len(home):  # bearing off: only rows with every checker home
-        legal[home] |= source_ok[home] & may_bear_off(positions[home], dest[home])
+        legal[home] |= source_ok[home] & may_bear_off(positions[home], _DEST[dice[home]])
     rows, sources = np.nonzero(legal)
-    return rows, sources, dest[rows, sources]
+    return rows, sources, _SOURCE_POINTS[sources] - dice[rows].astype(np.int16)
 
 
 def first_turn_default(positions: np.ndarray) -> np.ndarray:

@@ -63,7 +63,7 @@ def highest_bit(masks: np.ndarray) -> np.ndarray:
     """Index of the highest set bit of each non-negative mask below 2**52; -1 for 0 (read off the
     exponent of the exactly converted float64)."""
     exponent = (masks.astype(np.float64).view(np.int64) >> 52) - 1023
-    return np.where(masks > 0, exponent, -1)
+    return np.maximum(exponent, -1)  # 0 converts to 0.0, whose exponent field is 0: -1023 here
 
 
 def _farthest_point(hits: np.ndarray) -> np.ndarray:

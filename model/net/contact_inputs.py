@@ -125,7 +125,7 @@ _MOBILE = np.arange(6, 25)  # our checkers outside home (and the bar) for mobili
 _SIX = range(64)
 _LOWEST_OF_SIX = np.array([(m & -m).bit_length() - 1 for m in _SIX])  # -1 for 0
 _HIGHEST_OF_SIX = np.array([m.bit_length() - 1 for m in _SIX])
-_POPCOUNT_OF_BYTE = np.array([bin(m).count("1") for m in range(256)])
+_POPCOUNT_OF_BYTE = np.array([m.bit_count() for m in range(256)])
 _POPCOUNT_OF_SIX = _POPCOUNT_OF_BYTE[:64]
 
 
@@ -350,7 +350,7 @@ _MOBILE_WEIGHT = (_MOBILE - 5).astype(np.float32)
 def mobility(s: Sides):
     """MOBILITY: sum over our checkers on points 7..24 and the bar of (index - 5) x (its escaping
     rolls past the opponent's points), / 3600."""
-    escapes = _ESCAPES32[escapes_ahead(s.their_held[None, :], 23 - _MOBILE[:, None])]  # (19, n)
+    escapes = np.take(_ESCAPES32, escapes_ahead(s.their_held[None, :], 23 - _MOBILE[:, None]))  # (19, n)
     return (_MOBILE_WEIGHT @ (s.ownt[6:25] * escapes)).astype(np.float64) / 3600.0
 
 
