@@ -11,7 +11,7 @@ mkdir -p "$OUT"
 export OMP_NUM_THREADS=1
 GAMES=${GAMES:-10000}
 
-L0=checkpoints/backgammon.safetensors                     # shipped: feature version 2, 740k TD games
+L0=checkpoints/levers/backgammon-v2-740k.safetensors    # shipped until session 5: feature version 2, 740k TD games
 V3=checkpoints/levers/backgammon-v3-431k.safetensors        # gnubg-style inputs (v3), 431,890 TD games
 V3_310=checkpoints/levers/backgammon-v3-310k.safetensors    # the same run at 310,269 games
 ONEPLY=checkpoints/levers/backgammon-v3-oneply-308k.safetensors  # forked at 270k, one-ply target to 308k
@@ -38,6 +38,13 @@ python evaluate.py $V3 pubeval --games $GAMES --seed 1202 --no-progress --json $
 python evaluate.py $V3 heuristic --games 2000 --seed 1203 --no-progress --json $OUT/v3_vs_heuristic.json
 python evaluate.py $V3 random --games 2000 --seed 1204 --no-progress --json $OUT/v3_vs_random.json
 
-# the shipped net and the one-ply fork against gnubg 0-ply on the same dice as the v3 net
+# L0 and the one-ply fork against gnubg 0-ply on the same dice as the v3 net
 python evaluate.py $L0 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/shipped_vs_gnubg0.json
 python evaluate.py $ONEPLY gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply_vs_gnubg0.json
+
+# L4: the one-ply run at 433,683 games (shipped from session 5) against L2, L0 and gnubg 0-ply
+L4=checkpoints/levers/backgammon-v3-oneply-434k.safetensors
+python evaluate.py benchmark $L4 $V3 $L0 --json $OUT/benchmark_shipped_oneply.json
+python evaluate.py $L4 $V3 --games $GAMES --seed 1104 --no-progress --json $OUT/duel_oneply434k_vs_v3.json
+python evaluate.py $L4 $L0 --games $GAMES --seed 1105 --no-progress --json $OUT/duel_oneply434k_vs_v2.json
+python evaluate.py $L4 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply434k_vs_gnubg0.json

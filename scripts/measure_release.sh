@@ -19,6 +19,9 @@ python evaluate.py $BG heuristic --games 2000 --seed 103 --no-progress --json $O
 python evaluate.py $BG random --games 2000 --seed 104 --no-progress --json $OUT/backgammon_vs_random.json
 python evaluate.py $NARDI heuristic --game nardi --games 4000 --seed 11 --no-progress --json $OUT/nardi_vs_heuristic.json
 python evaluate.py $NARDI random --game nardi --games 4000 --seed 12 --no-progress --json $OUT/nardi_vs_random.json
+# issue 11's nardi yardstick: the nardi net shipped when it was filed (58,812 games, feature version 1)
+git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors
+python evaluate.py $NARDI /tmp/nardi-v1.safetensors --game nardi --games 10000 --seed 201 --no-progress --json $OUT/nardi_vs_v1.json
 
 # issue 4: the cube adds strength (money games with the cube; 5-point matches, match-aware vs money-style)
 python scripts/cube_strength.py --checkpoint $BG --only money --money-games 4000 --seed 1 --json $OUT/cube_money.json

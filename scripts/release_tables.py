@@ -79,7 +79,8 @@ def main() -> int:
         out.append(f"| {key} | {loss[key]['mean']:.4f} +- {loss[key]['ci95']:.4f} |")
     out += ["", "## nardi.safetensors", "", made_by("nardi"), "",
             "| opponent | games | A's points per game (95%) | A's rates | file |", "|---|---|---|---|---|",
-            cubeless_row("nardi_vs_heuristic", "heuristic"), cubeless_row("nardi_vs_random", "random"), ""]
+            cubeless_row("nardi_vs_heuristic", "heuristic"), cubeless_row("nardi_vs_random", "random"),
+            cubeless_row("nardi_vs_v1", "the nardi net of commit 413dfce (feature version 1)"), ""]
     print("\n".join(out))
     return 0
 
