@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Every strength figure recorded in checkpoints/README.md, measured on the shipped checkpoints.
-# Writes checkpoints/strength/*.json and docs/strength_*.{json,png}. About 15 minutes on 2 cores.
+# Writes checkpoints/strength/*.json and docs/strength_*.{json,png}. About 30 minutes on 2 cores.
 #   scripts/measure_release.sh [backgammon-run-dir] [nardi-run-dir]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BG_RUN=${1:-runs/bg}
-NARDI_RUN=${2:-runs/nardi}
+BG_RUN=${1:-checkpoints/resume/backgammon-v3-oneply}
+NARDI_RUN=${2:-checkpoints/resume/nardi-v2}
 OUT=checkpoints/strength
 mkdir -p "$OUT" docs
 export OMP_NUM_THREADS=1
@@ -30,10 +30,18 @@ python scripts/cube_strength.py --checkpoint $BG --only match --matches 4000 --l
 # issue 5: top-play agreement with gnubg 0-ply, equity loss of 0-ply and 2-ply choices judged by gnubg 2-ply
 python scripts/gnubg_agreement.py --checkpoint $BG --positions 300 --seed 1 --json $OUT/gnubg_agreement.json
 
-# strength against training time, from the runs' snapshots
+# strength against training time, from the runs' snapshots (kept on the training machine, not in git).
+# The backgammon plot is the shipped net's lineage: the plain run's points up to 270,049 games (from
+# docs/strength_backgammon_v3.json, docs/strength_levers.md), then the one-ply run's snapshots.
 if [ -d "$BG_RUN/snapshots" ]; then
-  python scripts/strength_curve.py "$BG_RUN" --opponent pubeval --games 1000 --every 3 --out docs/strength_backgammon
+  python scripts/strength_curve.py "$BG_RUN" --opponent pubeval --benchmark --games 1000 --every 6 --seed 7 \
+    --x hours --out /tmp/curve_oneply
+  python -c "import json; d = json.load(open('docs/strength_backgammon_v3.json')); \
+json.dump([p for p in d if p['games'] <= 270049], open('/tmp/plain_to_270k.json', 'w'))"
+  python scripts/strength_curve.py --plot /tmp/plain_to_270k.json /tmp/curve_oneply.json --x hours \
+    --out docs/strength_backgammon
 fi
 if [ -d "$NARDI_RUN/snapshots" ]; then
-  python scripts/strength_curve.py "$NARDI_RUN" --opponent heuristic --games 1000 --out docs/strength_nardi
+  python scripts/strength_curve.py "$NARDI_RUN" --opponent heuristic --games 1000 --every 6 --seed 7 --x hours \
+    --out docs/strength_nardi
 fi
