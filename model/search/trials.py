@@ -55,6 +55,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip, winner_score
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
@@ -79,17 +80,12 @@ products of a ply are small (thousands of rows by a 256-wide layer, and that lay
 and on a 2-core machine busy with other work a second BLAS thread mostly waits for the core: a
 rollout measured 1.9 times faster in wall time, with half the CPU seconds, with one thread than with
 the default two at load 5 (README, "Rollouts"). Through threadpoolctl (a dependency of the
-plain install); should it be missing, the BLAS keeps its threads."""
-
-try:
-    from threadpoolctl import threadpool_limits
-except ImportError:  # a dependency; tolerated missing (then the BLAS keeps its threads)
-    threadpool_limits = None
+plain install)."""
 
 
 def blas_threads(n: int = BLAS_THREADS):
-    """A context in which numpy's BLAS uses ``n`` threads (a no-op for n = 0 or without threadpoolctl)."""
-    return threadpool_limits(n, user_api="blas") if threadpool_limits is not None and n > 0 else nullcontext()
+    """A context in which numpy's BLAS uses ``n`` threads (a no-op for n = 0)."""
+    return threadpool_limits(n, user_api="blas") if n > 0 else nullcontext()
 
 
 def trial_dice(seed: int, trial: np.ndarray, ply: np.ndarray, quasi: bool = True) -> np.ndarray:
