@@ -10,10 +10,15 @@ Two steps, both with the project's own machinery:
    its bear-off databases; model/train/race.py ``race_starts``).
 2. ``train.py`` on them: a new OutcomeNet on the race inputs (``--features 4``, ``--hidden``), every
    game starting from a start drawn at random and played to the end, bear-offs played and valued from
-   the exact databases and left out of the samples (``--exact-endgames --skip-exact``), target TD(0)
-   toward the one-ply expectation (``--target one-ply --lam 0``), one torch thread, no strength checks
+   the exact databases and left out of the samples (``--exact-endgames --skip-exact``), plain
+   TD(lambda 0.7) over every legal play (``--target sample``), one torch thread, no strength checks
    against the baselines (a race net cannot play a whole game). Further flags after ``--`` go to
-   train.py as they are (e.g. ``-- --lr-schedule 0:1e-3,200000:3e-4``).
+   train.py as they are and win over these (e.g. ``-- --lr-schedule 0:1e-3,500000:3e-4``).
+
+   Not the one-ply target by default: with ``--target-prune 3`` (pubeval's 3 best plays a roll, and
+   pubeval's race weights ignore gammons) the race net misplayed gammon and backgammon saving
+   positions (race error rate 14.5 at 141k games); unpruned it is eight times slower here
+   (docs/strength_levers.md, "L5"). ``-- --target one-ply --target-prune 0 --lam 0`` asks for it.
 
 Nothing gnubg computes enters: the starts come from the project's own net, the targets from the race
 net itself and the databases (built by scripts/build_bearoff.py).
@@ -89,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         flags.append("--resume")
     else:
         flags += ["--game", "backgammon", "--features", str(RACE_VERSION), "--hidden", args.hidden,
-                  "--starts", str(starts), "--exact-endgames", "--skip-exact", "--target", "one-ply",
-                  "--lam", "0", "--eval-every", "0", "--seed", str(args.seed), "--checkpoint-every", "20000"]
+                  "--starts", str(starts), "--exact-endgames", "--skip-exact", "--target", "sample",
+                  "--lam", "0.7", "--eval-every", "0", "--seed", str(args.seed), "--checkpoint-every", "20000"]
     return train.main(flags + extra)
 
 

@@ -47,7 +47,7 @@ def test_train_race_runs_a_tiny_run_end_to_end(tmp_path):
     blob = read(run / "last.pt")
     assert blob["feature_version"] == RACE_VERSION and blob["games"] >= 60
     args = blob["args"]
-    assert (args["target"], args["lam"], args["starts"]) == ("one-ply", 0.0, str(run / "starts.npy"))
+    assert (args["target"], args["lam"], args["starts"]) == ("sample", 0.7, str(run / "starts.npy"))
     assert args["exact_endgames"] and args["skip_exact"] and args["eval_every"] == 0
     assert load_race_net(out).config.hidden == (8,)
     bad = subprocess.run([sys.executable, str(ROOT / "train.py"), "--skip-exact"], capture_output=True,
