@@ -59,8 +59,8 @@ class Args:
                                      "a resumed run keeps its own")
     features: int = option(0, help="input encoding of a new network: 0 = the game's default; nardi 1 or 2 "
                                    "(long-nardi inputs, the default); backgammon 2 (TD-Gammon units and "
-                                   "summaries) or 3 (gnubg-style inputs, the default); a resumed run keeps "
-                                   "its own")
+                                   "summaries), 3 (gnubg-style inputs, the default) or 4 (race inputs only: "
+                                   "a race net, scripts/train_race.py); a resumed run keeps its own")
     lam: float = option(0.7, help="TD lambda")
     lr: float = option(1e-3, help="Adam learning rate")
     lr_schedule: str = option("", help="piecewise-constant learning rate by games played, "
@@ -77,6 +77,12 @@ class Args:
                                         "rolls of the next side's best play; about 3.5x fewer plies per CPU-second)")
     target_prune: int = option(3, help="one-ply backgammon: score each roll's K best plays by pubeval "
                                        "with the network (0 = every play)")
+    starts: str = option("", help="a .npy file of start positions (N, 28) int8, each seen by its side on "
+                                  "roll: every game starts from one drawn at random instead of the opening "
+                                  "(a race net's races: scripts/train_race.py); not with --actors")
+    skip_exact: bool = option(False, help="with --exact-endgames: leave the positions the databases answer "
+                                          "(bear-offs) out of the learner's samples, since the net never "
+                                          "answers them in play")
     checkpoint_every: int = option(10_000, help="games between checkpoints (last.pt and a snapshot)")
     eval_every: int = option(20_000, help="games between strength checks against the baselines (0 = never)")
     eval_games: int = option(400, help="mirrored games per strength check and opponent")
@@ -133,6 +139,10 @@ def check(args: Args) -> str | None:
         return "--actors and --actor-gpus must be >= 0"
     if (args.ray_address or args.actor_gpus) and not args.actors:
         return "--ray-address and --actor-gpus go with --actors N (N > 0)"
+    if args.starts and args.actors:
+        return "--starts is for the actor of this process: not with --actors"
+    if args.skip_exact and not args.exact_endgames:
+        return "--skip-exact goes with --exact-endgames"
     if args.features:
         try:
             check_version(args.game, args.features)
@@ -249,6 +259,19 @@ def lr_at(schedule: list[tuple[int, float]], games: int) -> float:
     return [lr for start, lr in schedule if start <= games][-1]
 
 
+def load_starts(path: str) -> np.ndarray | None:
+    """The start positions of --starts (None without it); UsageError for a file that is not (N, 28)."""
+    if not path:
+        return None
+    try:
+        starts = np.load(path)
+    except (OSError, ValueError) as e:
+        raise UsageError(f"--starts {path}: {e}") from None
+    if starts.ndim != 2 or starts.shape[1] != 28 or not len(starts):
+        raise UsageError(f"--starts {path}: expected positions (N, 28), not an array of shape {starts.shape}")
+    return starts.astype(np.int8)
+
+
 def train(argv: list[str]) -> int:
     """The training run of the command line ``argv``: 0 when done, 130 when stopped (with a checkpoint);
     UsageError for a run that cannot start."""
@@ -309,7 +332,7 @@ def train(argv: list[str]) -> int:
     else:
         actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
                               device=device, explore=args.explore, exact_endgames=args.exact_endgames,
-                              target=args.target, prune=args.target_prune)
+                              target=args.target, prune=args.target_prune, starts=load_starts(args.starts))
         if train_state and "actor_rng" in train_state:
             actor.rng.bit_generator.state = json.loads(train_state["actor_rng"])
         source = LocalActor(actor)
@@ -351,6 +374,11 @@ def train(argv: list[str]) -> int:
             t0 = time.time()
             exp = source.collect(args.samples_per_update, args.games - games_done)
             t1 = time.time()
+            if args.skip_exact:
+                from model.net.bearoff import bearoff_mask
+
+                net_rows = ~bearoff_mask(args.game, exp.positions)
+                exp.positions, exp.targets = exp.positions[net_rows], exp.targets[net_rows]
             metrics = learner.update(exp.positions, exp.targets)
             source.set_weights(learner.weights())
             t2 = time.time()

@@ -48,3 +48,10 @@ python evaluate.py benchmark $L4 $V3 $L0 --json $OUT/benchmark_shipped_oneply.js
 python evaluate.py $L4 $V3 --games $GAMES --seed 1104 --no-progress --json $OUT/duel_oneply434k_vs_v3.json
 python evaluate.py $L4 $L0 --games $GAMES --seed 1105 --no-progress --json $OUT/duel_oneply434k_vs_v2.json
 python evaluate.py $L4 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply434k_vs_gnubg0.json
+
+# L5: the race net beside the shipped net (+race: races from checkpoints/backgammon-race.safetensors,
+# made by scripts/train_race.py; docs/strength_levers.md "L5")
+SHIPPED=checkpoints/backgammon.safetensors
+python evaluate.py benchmark $SHIPPED $SHIPPED+race --json $OUT/benchmark_race.json
+python evaluate.py $SHIPPED+race $SHIPPED --games $GAMES --seed 1501 --no-progress --json $OUT/duel_race.json
+python evaluate.py $SHIPPED+race gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/race_vs_gnubg0.json

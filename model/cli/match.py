@@ -6,7 +6,8 @@ A and B are each a checkpoint path or a baseline name (random, heuristic, heuris
 backgammon pubeval, gnubg, gnubg-0ply, gnubg-1ply, gnubg-2ply); a checkpoint path may end in +exact
 (bear-off positions from the exact databases, model/net/evaluator.py) or +noexact (from the network),
 and in +1ply or +2ply (the net picks each play looking that many plies ahead, by cubeless money equity,
-ranked as ``hint --ply N`` ranks them; +0ply is the default), in any order, e.g.
+ranked as ``hint --ply N`` ranks them; +0ply is the default), and (backgammon) in +race (races from the race
+net checkpoints/backgammon-race.safetensors, model/net/race.py), in any order, e.g.
 ``checkpoints/backgammon.safetensors+2ply+noexact``. Every dice stream is played twice
 with the seats swapped, so --games must be even; the 95% interval treats each mirrored pair as one
 sample. Prints A's points per game, win/gammon/backgammon (nardi: win/mars) rates of both sides and
@@ -40,7 +41,7 @@ class Args:
     a: str = option(help="player A: a checkpoint path or a baseline name; a path may end in +exact or "
                     "+noexact (bear-offs from the databases or the net) and +1ply or +2ply (each play picked "
                     "by cubeless equity that many plies ahead, ranked as hint --ply ranks; +0ply: the "
-                    "default), in any order", positional=True)
+                    "default) and +race (backgammon: races from the race net), in any order", positional=True)
     b: str = option(help="player B: as A", positional=True)
     game: str = option("backgammon", help="which game", choices=GAMES)
     games: int = option(1000, help="games to play; even: each dice stream is played twice")

@@ -244,12 +244,21 @@ def load_net(path: str | os.PathLike, game: str | None = None, device="cpu",
 
 
 def load_player(path: str | os.PathLike, game: str | None = None, device="cpu",
-                exact_endgames: bool | None = None):
+                exact_endgames: bool | None = None, race: bool | str | os.PathLike = False):
     """A NetPlayer from a checkpoint file (see load_net for the checks); numpy inference on the CPU.
     ``exact_endgames``: bear-off positions from the databases (model/net/evaluator.py; None: its
-    EXACT_ENDGAMES default)."""
+    EXACT_ENDGAMES default). ``race``: positions without contact from a race net (model/net/race.py):
+    True for the shipped one, or its path."""
     from model.net.evaluator import with_exact_endgames
     from model.players.net_player import NetPlayer
 
     net, _ = load_net(path, game, device, backend="auto")
+    if race:
+        from model.net.race import RACE_NET, RaceSplit, load_race_net
+
+        race_net = load_race_net(RACE_NET if race is True else race, device)
+        try:
+            net = RaceSplit(net, race_net)
+        except ValueError as e:  # a main net of another game
+            raise CheckpointError(f"{path}: {e}") from None
     return NetPlayer(with_exact_endgames(net, exact_endgames), device=device, name=Path(path).stem)

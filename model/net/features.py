@@ -14,6 +14,10 @@ Backgammon version 3 is gnubg's inputs instead (model/net/contact_inputs.py: per
 units of every point and the bar and 25 features: escapes, containment, hitting chances, pips lost to
 hits, timing, anchors, back game...), then both sides' pip counts / 100 and whether contact remains.
 
+Backgammon version 4 is gnubg's race inputs alone (``race_inputs`` of model/net/contact_inputs.py:
+per side the four units of points 1..23, the checkers off one by one, crossovers and pips; 216
+columns), for a race net that only ever sees positions without contact (model/net/race.py).
+
 Nardi version 2 (the default since the shipped nardi net uses it) is the long-nardi inputs of
 model/net/nardi_inputs.py instead of version 1's (per side, the four units of every point and
 features for the head, blocks and primes, escapes of the rearmost checker, containment, the race and
@@ -32,12 +36,14 @@ from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
 from engine.movegen import ROLL_WEIGHTS
 
 from model.net import contact_inputs as _contact
-from model.net.contact_inputs import contact_inputs, num_contact_inputs
+from model.net.contact_inputs import contact_inputs, num_contact_inputs, num_race_inputs, race_inputs
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
 
 FEATURE_VERSION = {"backgammon": 3, "nardi": 2}
-SUPPORTED = {"backgammon": (2, 3), "nardi": (1, 2)}
+SUPPORTED = {"backgammon": (2, 3, 4), "nardi": (1, 2)}
+RACE_VERSION = 4
+"""The backgammon encoding of race nets (race inputs only: meaningless for a position with contact)."""
 
 
 def _unit_table() -> np.ndarray:
@@ -111,6 +117,8 @@ def num_features(game: str, version: int | None = None) -> int:
     version = check_version(game, version)
     if game == "backgammon" and version == 3:
         return num_contact_inputs() + 3
+    if game == "backgammon" and version == RACE_VERSION:
+        return num_race_inputs()
     if game == "nardi" and version == 2:
         return num_nardi_inputs()
     return 24 * 8 + 4 + 2 * 6 + 1 + (2 if game == "backgammon" else 0)
@@ -124,6 +132,8 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
         return nardi_inputs(pos)
     if game == "backgammon" and version == 3:
         return contact_inputs(pos, race=True)  # the pips / 100 and contact as board.pips, has_contact
+    if game == "backgammon" and version == RACE_VERSION:
+        return race_inputs(pos)
     b = len(pos)
     out = np.empty((b, num_features(game, version)), dtype=np.float32)
     units = np.take(_UNIT_WORDS, pos[:, :24].astype(np.intp) + 15, axis=0, mode="clip")
@@ -150,6 +160,9 @@ def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.nd
     if game == "backgammon" and version == 3:  # two halves of 125: the 25 points' 4 units, then features
         half = np.arange(100).reshape(25, 4)
         return np.concatenate([half, half + _contact.HALF_CONTACT]), _contact._UNITS
+    if game == "backgammon" and version == RACE_VERSION:  # two halves of 108: points 1..23's 4 units first
+        half = np.arange(92).reshape(23, 4)
+        return np.concatenate([half, half + _contact.HALF_RACE]), _contact._UNITS
     if game == "nardi" and version == 2:
         return None
     return np.arange(192).reshape(24, 8), _UNITS  # the signed count of each point
@@ -160,4 +173,6 @@ def slot_values(game: str, positions: np.ndarray, version: int | None = None) ->
     pos = np.asarray(positions, dtype=np.int8)
     if game == "backgammon" and check_version(game, version) == 3:
         return _contact.side_counts(pos).reshape(len(pos), 50)
+    if game == "backgammon" and version == RACE_VERSION:
+        return _contact.side_counts(pos)[:, :, :23].reshape(len(pos), 46)
     return pos[:, :24].astype(np.intp) + 15

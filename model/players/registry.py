@@ -5,10 +5,12 @@
     make_player("runs/bg/last.pt", "backgammon") a trained network from a checkpoint
     make_player("runs/bg/last.pt+exact", ...)    the same, bear-offs from the databases (+noexact: never)
     make_player("runs/bg/last.pt+2ply", ...)     the same, picking its plays at 2-ply (+1ply, +0ply)
+    make_player("runs/bg/last.pt+race", ...)     the same, races from the race net (model/net/race.py)
 
 A checkpoint spec is a path with suffixes in any order, each at most once (``parse_checkpoint_spec``):
-+exact / +noexact (bear-offs from the databases or from the network) and +0ply / +1ply / +2ply
-(look-ahead: model/players/lookahead_player.py, hint's ranking of plays at that depth).
++exact / +noexact (bear-offs from the databases or from the network), +0ply / +1ply / +2ply
+(look-ahead: model/players/lookahead_player.py, hint's ranking of plays at that depth) and +race
+(backgammon: positions without contact from the race net checkpoints/backgammon-race.safetensors).
 
 Baselines: random, heuristic, heuristic-easy (both games); pubeval, gnubg (= gnubg-0ply), gnubg-0ply,
 gnubg-1ply, gnubg-2ply (backgammon only).
@@ -83,7 +85,9 @@ def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = No
         raise FileNotFoundError(f"checkpoint not found: {parsed.path}{hint}")
     from model.net.checkpoint import load_player  # lazy: needs torch and the network code
 
-    player = load_player(path, game=game, device=device, exact_endgames=parsed.exact)
+    if parsed.race and game != "backgammon":
+        raise ValueError(f"+race is for backgammon checkpoints, not {game}")
+    player = load_player(path, game=game, device=device, exact_endgames=parsed.exact, race=parsed.race)
     if parsed.plies:
         from model.players.lookahead_player import LookaheadPlayer  # lazy: it ranks through model.cube
 
@@ -97,23 +101,24 @@ ENDGAME_SUFFIXES = {True: "+exact", False: "+noexact"}
 (+noexact) whatever model/net/evaluator.py's EXACT_ENDGAMES default says."""
 MAX_SPEC_PLIES = 2
 """The deepest look-ahead a spec may ask for (+2ply), as hint's --ply."""
-SUFFIX_HELP = "+exact, +noexact, +0ply, +1ply, +2ply"
+SUFFIX_HELP = "+exact, +noexact, +0ply, +1ply, +2ply, +race"
 _PLY = re.compile(r"(\d+)ply")
 
 
 @dataclass(frozen=True)
 class CheckpointSpec:
-    """A checkpoint spec read: the path, the bear-off choice (None: the default) and the look-ahead
-    depth (None: not given, which plays at 0-ply)."""
+    """A checkpoint spec read: the path, the bear-off choice (None: the default), the look-ahead
+    depth (None: not given, which plays at 0-ply) and whether races go to the race net."""
 
     path: str
     exact: bool | None = None
     plies: int | None = None
+    race: bool = False
 
     @property
     def suffix(self) -> str:
-        """The suffixes given, in one order (+exact/+noexact first): what a player's name ends in."""
-        return (ENDGAME_SUFFIXES.get(self.exact, "")
+        """The suffixes given, in one order (+exact/+noexact, +race, +Nply): what a player's name ends in."""
+        return (ENDGAME_SUFFIXES.get(self.exact, "") + ("+race" if self.race else "")
                 + ("" if self.plies is None else f"+{self.plies}ply"))
 
 
@@ -122,7 +127,7 @@ def parse_checkpoint_spec(spec: str) -> CheckpointSpec:
     read from the end, case-insensitive, in any order; whatever precedes the last known one is the
     path (which may hold a "+" of its own). ValueError for a suffix given twice, +exact with
     +noexact, or a look-ahead deeper than MAX_SPEC_PLIES."""
-    path, exact, plies = spec, None, None
+    path, exact, plies, race = spec, None, None, False
     while "+" in path:
         head, token = path.rsplit("+", 1)
         token = token.strip().lower()
@@ -136,10 +141,14 @@ def parse_checkpoint_spec(spec: str) -> CheckpointSpec:
             plies = int(_PLY.fullmatch(token).group(1))
             if plies > MAX_SPEC_PLIES:
                 raise ValueError(f"look-ahead +{plies}ply: give +0ply, +1ply or +{MAX_SPEC_PLIES}ply")
+        elif token == "race":
+            if race:
+                raise ValueError("+race given twice")
+            race = True
         else:
             break
         path = head
-    return CheckpointSpec(path, exact, plies)
+    return CheckpointSpec(path, exact, plies, race)
 
 
 def _looks_like_path(spec: str) -> bool:

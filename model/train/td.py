@@ -135,7 +135,7 @@ class SelfPlayActor:
 
     def __init__(self, net: OutcomeNet, games: int = 256, lam: float = 0.7, seed: int = 0,
                  device="cpu", max_plies: int = 600, explore: float = 0.0, exact_endgames: bool = False,
-                 target: str = "sample", prune: int = 0):
+                 target: str = "sample", prune: int = 0, starts: np.ndarray | None = None):
         self.game = net.config.game
         self.net = OutcomeNet(net.config).to(device)
         self.net.load_state_dict(net.state_dict())
@@ -158,7 +158,13 @@ class SelfPlayActor:
         self.max_plies = max_plies
         self.n = games
         k = net.config.outputs
-        self.table = CubelessGames(self.game, games, None, max_plies)  # games dealt without end
+        if starts is None:
+            self.table = CubelessGames(self.game, games, None, max_plies)  # games dealt without end
+        else:  # games from these positions (model/train/race.py), their first roll any roll
+            from model.train.race import StartGames
+
+            self.table = StartGames(self.game, games, None, max_plies, starts, self.rng)
+        self.openings = starts is None  # whether a game's first roll follows the opening rule
         self.table.deal(np.arange(games))
         self.hist_pos = np.zeros((max_plies, games, 28), dtype=np.int8)
         self.hist_val = np.zeros((max_plies, games, k), dtype=np.float32)
@@ -173,7 +179,7 @@ class SelfPlayActor:
         if self.target == "one-ply":
             return self._step_one_ply()
         dice = self.rng.integers(1, 7, (self.n, 2))
-        opening = self.table.plies == 0
+        opening = (self.table.plies == 0) & self.openings
         if opening.any():
             dice[opening] = opening_dice(self.game, self.rng, int(opening.sum()))
         children, parent = legal_plays(self.game, self.table.pos, dice)
@@ -200,7 +206,7 @@ class SelfPlayActor:
         the game's last ply: the exact result of a finished game (a game cut off at the ply cap
         ends on its V1)."""
         replies = best_replies(self.evaluator, self.game, self.table.pos, self.prune, self.device)
-        roll = throw(self.game, self.rng, self.table.plies == 0)
+        roll = throw(self.game, self.rng, (self.table.plies == 0) & self.openings)
         rows = np.arange(self.n) * ROLLS + roll
         pick = replies.best[rows]
         if self.explore > 0:
