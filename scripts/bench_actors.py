@@ -38,7 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import model.cli.blas  # noqa: F401  (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
+import model.cli.blas  # (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
 
 SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
 
@@ -123,6 +123,8 @@ def main(argv: list[str]) -> int:
         if not (other / "scripts" / "bench_actors.py").is_file():
             parser.error(f"--compare: {other} holds no scripts/bench_actors.py")
         trees.append((f"{other.name}: ", other))
+    # each tree's run sets up its process as its own code does (model/cli/blas.py of that tree)
+    own_env = {k: v for k, v in os.environ.items() if k not in model.cli.blas.SET_HERE}
     labels = [label + s for s in settings for label, _ in trees]
     rows: dict[str, list[dict]] = {k: [] for k in labels + ["gnubg 0-ply self-play"]}
     loads = [os.getloadavg()[0]]
@@ -134,7 +136,7 @@ def main(argv: list[str]) -> int:
                          "--threads", str(args.threads)]
                 done = subprocess.run([sys.executable, str(tree / "scripts" / "bench_actors.py"), *flags, "--one", setting],
                                       capture_output=True, text=True, cwd=tree, check=False,
-                                      env={**os.environ, "PYTHONPATH": str(tree)})
+                                      env={**own_env, "PYTHONPATH": str(tree)})
                 line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
                 if not line:
                     raise RuntimeError(f"{label}{setting}: {done.stdout[-1500:]} {done.stderr[-1500:]}")
