@@ -31,7 +31,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import model.cli.blas  # noqa: I001  (first, as in evaluate.py: BLAS threads and malloc set before numpy loads)
+import model.cli.blas  # noqa: I001  (first, as evaluate.py: BLAS threads, malloc, before numpy loads)
 import numpy as np
 
 GNUBG_SCRIPT = """
