@@ -55,6 +55,8 @@ class TableForward:
         self.dense_weight = weight[:, torch.from_numpy(dense).to(weight.device)].contiguous()
         self.bias = first.bias.detach()
         self.occupied = (table != 0).any(axis=1)  # values whose units are not all 0
+        empty = np.flatnonzero(~self.occupied)
+        self.empty = int(empty[0]) if len(empty) == 1 else None  # the one value without units (0 checkers)
         self.base = np.arange(slots) * values
 
     @torch.no_grad()
@@ -64,7 +66,7 @@ class TableForward:
             return self.net.probabilities(positions, device)
         game, version = self.config.game, self.config.feature_version
         values, rest = split_encode(game, positions, version)  # the units are not written
-        live = self.occupied[values]
+        live = values != self.empty if self.empty is not None else self.occupied[values]
         index = torch.from_numpy((self.base + values).ravel()[np.flatnonzero(live)]).to(device)
         offsets = np.zeros(len(positions), dtype=np.int64)
         np.cumsum(np.count_nonzero(live, axis=1)[:-1], out=offsets[1:])
