@@ -335,11 +335,12 @@ def containment(s: Sides):
     checker placed on our points, and their squares. CONTAIN: over our points 1..9; ACONTAIN: over
     those from our 9-point back to the opponent's rearmost checker (the bar included when it is
     there), 0 when that checker is already past our 9-point."""
-    escapes = _ESCAPES8[escapes_ahead(s.held[None, :], _CONTAIN_FROM[:, None])]  # (10, n)
-    fewest_from = np.minimum.accumulate(escapes[::-1], axis=0)[::-1]  # [c]: fewest from index c - 1 on
+    fewest_from = _ESCAPES8[escapes_ahead(s.held[None, :], _CONTAIN_FROM[:, None])]  # (10, n) escapes
+    for c in range(8, -1, -1):  # then [c]: the fewest from index c - 1 on
+        np.minimum(fewest_from[c], fewest_from[c + 1], out=fewest_from[c])
     contain = fewest_from[1]
-    rows = np.arange(len(s.opp_back))
-    acontain = np.where(s.opp_back > 8, 36, fewest_from[np.minimum(s.opp_back + 1, 9), rows])
+    n = len(s.opp_back)
+    acontain = np.where(s.opp_back > 8, 36, np.take(fewest_from, np.minimum(s.opp_back + 1, 9) * n + np.arange(n)))
     return np.stack([_CONTAINED[acontain], _CONTAINED2[acontain], _CONTAINED[contain], _CONTAINED2[contain]])
 
 
