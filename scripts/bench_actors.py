@@ -20,7 +20,9 @@ that was set here, the in-process runs of feature version 3 spent much of their 
 
 --compare DIR also times every setting with the code of another checkout (say the commit before a
 speed change: `git worktree add /tmp/before <commit>`), each right beside this checkout's run of the
-same setting (the order alternating from round to round), so that both see the same load:
+same setting (the order alternating from round to round), so that both see the same load; each run
+gets the environment less what this checkout's model/cli/blas.py set in it, so that a tree runs with
+what its own code sets up (its BLAS threads, its malloc setting or none):
 
     python scripts/bench_actors.py --settings "actors 0,actors 2" --compare /tmp/before --runs 3 --updates 4
 """

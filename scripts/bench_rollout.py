@@ -15,7 +15,9 @@ each run's median; each line also gives the CPU seconds the process used (gnubg:
 user+system time inside the run), a figure less sensitive to that load. Ratios are ours / gnubg's
 trials per second (and per CPU second). ``--tree DIR`` adds our rollouts as played by the source tree
 in DIR (an older commit, unpacked), each round in turn with the others, in a subprocess that loads its
-own net; its rows are marked with DIR's name.
+own net; its rows are marked with DIR's name. Like evaluate.py, this script and each tree's run import
+their model/cli/blas.py before numpy (one BLAS thread, freed memory kept for reuse); a tree's run does
+not inherit this one's settings.
 """
 
 from __future__ import annotations

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
@@ -57,7 +58,7 @@ def _pad_and_faults(**env: str) -> tuple[str, int]:
     return pad, int(faults)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc")
 def test_freed_memory_is_reused_without_page_faults():
     """Batches of temporaries freed and allocated again come back without fresh pages (a few faults at
     most, not one per page: 20 x 16 MiB would be 80,000), and the processes started inherit the pad."""
@@ -66,6 +67,6 @@ def test_freed_memory_is_reused_without_page_faults():
     assert faults < 1000
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc")
 def test_a_malloc_setting_the_user_made_is_kept():
     assert _pad_and_faults(MALLOC_TOP_PAD_="4096")[0] == "4096"
