@@ -340,7 +340,8 @@ def containment(s: Sides):
         np.minimum(fewest_from[c], fewest_from[c + 1], out=fewest_from[c])
     contain = fewest_from[1]
     n = len(s.opp_back)
-    acontain = np.where(s.opp_back > 8, 36, np.take(fewest_from, np.minimum(s.opp_back + 1, 9) * n + np.arange(n)))
+    start = np.minimum(s.opp_back + 1, 9)
+    acontain = np.where(s.opp_back > 8, 36, np.take(fewest_from, start * n + np.arange(n)))
     return np.stack([_CONTAINED[acontain], _CONTAINED2[acontain], _CONTAINED[contain], _CONTAINED2[contain]])
 
 

@@ -87,7 +87,7 @@ class SelfPlayWorker:
         import ray
         import torch
 
-        import model.cli.blas  # noqa: F401  (keeps freed memory for reuse, on a node started without train.py's env)
+        import model.cli.blas  # noqa: F401  (freed memory kept for reuse, also on a node started without our env)
         from model.net.network import NetConfig, OutcomeNet
 
         torch.set_num_threads(1)
