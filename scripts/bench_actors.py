@@ -20,7 +20,9 @@ that was set here, the in-process runs of feature version 3 spent much of their 
 
 --compare DIR also times every setting with the code of another checkout (say the commit before a
 speed change: `git worktree add /tmp/before <commit>`), each right beside this checkout's run of the
-same setting (the order alternating from round to round), so that both see the same load:
+same setting (the order alternating from round to round), so that both see the same load; each run
+gets the environment less what this checkout's model/cli/blas.py set in it, so that a tree runs with
+what its own code sets up (its BLAS threads, its malloc setting or none):
 
     python scripts/bench_actors.py --settings "actors 0,actors 2" --compare /tmp/before --runs 3 --updates 4
 """
@@ -38,7 +40,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-import model.cli.blas  # noqa: F401  (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
+import model.cli.blas  # (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
 
 SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
 
@@ -123,6 +125,8 @@ def main(argv: list[str]) -> int:
         if not (other / "scripts" / "bench_actors.py").is_file():
             parser.error(f"--compare: {other} holds no scripts/bench_actors.py")
         trees.append((f"{other.name}: ", other))
+    # each tree's run sets up its process as its own code does (model/cli/blas.py of that tree)
+    own_env = {k: v for k, v in os.environ.items() if k not in model.cli.blas.SET_HERE}
     labels = [label + s for s in settings for label, _ in trees]
     rows: dict[str, list[dict]] = {k: [] for k in labels + ["gnubg 0-ply self-play"]}
     loads = [os.getloadavg()[0]]
@@ -134,7 +138,7 @@ def main(argv: list[str]) -> int:
                          "--threads", str(args.threads)]
                 done = subprocess.run([sys.executable, str(tree / "scripts" / "bench_actors.py"), *flags, "--one", setting],
                                       capture_output=True, text=True, cwd=tree, check=False,
-                                      env={**os.environ, "PYTHONPATH": str(tree)})
+                                      env={**own_env, "PYTHONPATH": str(tree)})
                 line = [x for x in done.stdout.splitlines() if x.startswith("RESULT ")]
                 if not line:
                     raise RuntimeError(f"{label}{setting}: {done.stdout[-1500:]} {done.stderr[-1500:]}")

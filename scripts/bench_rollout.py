@@ -15,7 +15,9 @@ each run's median; each line also gives the CPU seconds the process used (gnubg:
 user+system time inside the run), a figure less sensitive to that load. Ratios are ours / gnubg's
 trials per second (and per CPU second). ``--tree DIR`` adds our rollouts as played by the source tree
 in DIR (an older commit, unpacked), each round in turn with the others, in a subprocess that loads its
-own net; its rows are marked with DIR's name.
+own net; its rows are marked with DIR's name. Like evaluate.py, this script and each tree's run import
+their model/cli/blas.py before numpy (one BLAS thread, freed memory kept for reuse); a tree's run does
+not inherit this one's settings.
 """
 
 from __future__ import annotations
@@ -29,10 +31,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+import model.cli.blas  # noqa: I001  (first, as evaluate.py: BLAS threads, malloc, before numpy loads)
+import numpy as np
 
 GNUBG_SCRIPT = """
 import gnubg, os, time
@@ -77,6 +79,7 @@ def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: in
 
 
 TREE_SCRIPT = """
+import model.cli.blas  # the tree's own process settings, as its evaluate.py makes them
 import json, sys
 from model.net.checkpoint import load_net
 sys.path.insert(0, sys.argv[1] + "/scripts")
@@ -87,12 +90,18 @@ print("BENCH", json.dumps(our_rollout(net, sys.argv[3], int(sys.argv[4]), sys.ar
 """
 
 
+def own_env() -> dict:
+    """This process's environment less what model/cli/blas.py set in it: another tree's run gets what
+    its own code sets."""
+    return {k: v for k, v in os.environ.items() if k not in model.cli.blas.SET_HERE}
+
+
 def tree_rollout(tree: str, checkpoint: str, position: str, trials: int, vr: bool, prune: int,
                  batch: int | None) -> dict:
     """our_rollout as the source tree ``tree`` plays it (its own scripts/bench_rollout.py), in a subprocess."""
     done = subprocess.run([sys.executable, "-c", TREE_SCRIPT, tree, checkpoint, position, str(trials),
                            "1" if vr else "0", str(prune), str(batch)], capture_output=True, text=True, cwd=tree,
-                          env=dict(os.environ, PYTHONPATH=tree), timeout=3600, check=False)
+                          env={**own_env(), "PYTHONPATH": tree}, timeout=3600, check=False)
     line = [x for x in done.stdout.splitlines() if x.startswith("BENCH")]
     if not line:
         raise RuntimeError(f"{tree} gave no timing: {done.stdout[-500:]} {done.stderr[-500:]}")

@@ -76,11 +76,15 @@ def _farthest_point(hits: np.ndarray) -> np.ndarray:
 def non_doubles_no_bar(shooters, singles, open_, blots):
     """(hits (15, B), two (15, B)) for the 15 non-doubles with nobody on the bar."""
     s = shooters[None, :]
-    direct_high = (s >> _HIGH) & blots
-    direct_low = (s >> _LOW) & blots
-    via_high = (((s >> _HIGH) & open_) >> _LOW) & blots  # one checker, both dice, high first
-    via_low = (((s >> _LOW) & open_) >> _HIGH) & blots
-    hit = direct_high | direct_low | via_high | via_low
+    from_high = s >> _HIGH  # where each checker lands with the high die
+    from_low = s >> _LOW
+    direct_high = from_high & blots
+    direct_low = from_low & blots
+    hit = direct_high | direct_low
+    from_high &= open_
+    from_low &= open_
+    hit |= (from_high >> _LOW) & blots  # one checker, both dice, high first
+    hit |= (from_low >> _HIGH) & blots
     # one checker hits with one die and goes on to hit again with the other
     two = (((direct_high >> _LOW) | (direct_low >> _HIGH)) & blots) != 0
     # two checkers hit two different blots, one die each. A blot x hit with the high die comes from
@@ -91,8 +95,7 @@ def non_doubles_no_bar(shooters, singles, open_, blots):
     first = _lowest(direct_high)
     second = _lowest(direct_high ^ first)
     for x in (first, second):
-        same_checker = ((x << _HIGH) & singles) != 0
-        taken = x | np.where(same_checker, x << (_HIGH - _LOW), 0)
+        taken = x | (((x << _HIGH) & singles) >> _LOW)  # x + high - low too when x + high is a single
         two |= (x != 0) & ((direct_low & ~taken) != 0)
     return hit, two
 

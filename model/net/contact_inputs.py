@@ -335,11 +335,13 @@ def containment(s: Sides):
     checker placed on our points, and their squares. CONTAIN: over our points 1..9; ACONTAIN: over
     those from our 9-point back to the opponent's rearmost checker (the bar included when it is
     there), 0 when that checker is already past our 9-point."""
-    escapes = _ESCAPES8[escapes_ahead(s.held[None, :], _CONTAIN_FROM[:, None])]  # (10, n)
-    fewest_from = np.minimum.accumulate(escapes[::-1], axis=0)[::-1]  # [c]: fewest from index c - 1 on
+    fewest_from = _ESCAPES8[escapes_ahead(s.held[None, :], _CONTAIN_FROM[:, None])]  # (10, n) escapes
+    for c in range(8, -1, -1):  # then [c]: the fewest from index c - 1 on
+        np.minimum(fewest_from[c], fewest_from[c + 1], out=fewest_from[c])
     contain = fewest_from[1]
-    rows = np.arange(len(s.opp_back))
-    acontain = np.where(s.opp_back > 8, 36, fewest_from[np.minimum(s.opp_back + 1, 9), rows])
+    n = len(s.opp_back)
+    start = np.minimum(s.opp_back + 1, 9)
+    acontain = np.where(s.opp_back > 8, 36, np.take(fewest_from, start * n + np.arange(n)))
     return np.stack([_CONTAINED[acontain], _CONTAINED2[acontain], _CONTAINED[contain], _CONTAINED2[contain]])
 
 
@@ -472,12 +474,38 @@ def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None, race: b
     halves = out[:, : 2 * HALF_CONTACT].reshape(b, 2, HALF_CONTACT)  # a view: splits the column axis
     halves[:, :, :100] = np.take(_UNITS, own, axis=0).reshape(b, 2, 100)
     sides = prepare(own, opp)
-    halves[:, :, 100:] = half_features(sides).reshape(b, 2, len(FEATURE_NAMES))
+    _write_features(halves[:, :, 100:], sides)
     if race:
-        pips, contact = pips_and_contact(sides)
-        out[:, 2 * HALF_CONTACT : 2 * HALF_CONTACT + 2] = pips.reshape(b, 2) / np.float32(100.0)
-        out[:, 2 * HALF_CONTACT + 2] = contact[::2]
+        _write_race(out[:, 2 * HALF_CONTACT : 2 * HALF_CONTACT + 3], sides)
     return out
+
+
+def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``contact_inputs(positions, race=True)`` less the point units, for a forward pass that looks
+    the units up (model/net/table_forward.py): (``side_counts`` (B, 2, 25) int8, which the units are
+    a function of; (B, 53) float32, the columns 100..124, 225..252 of contact_inputs: the mover's 25
+    features, the opponent's, both pip counts / 100 and contact)."""
+    counts = side_counts(positions)
+    b, k = len(counts), len(FEATURE_NAMES)
+    dense = np.empty((b, 2 * k + 3), dtype=np.float32)
+    sides = prepare(counts.reshape(-1, 25), counts[:, ::-1].reshape(-1, 25))
+    _write_features(dense[:, : 2 * k].reshape(b, 2, k), sides)
+    _write_race(dense[:, 2 * k :], sides)
+    return counts, dense
+
+
+def _write_features(view: np.ndarray, sides: Sides) -> None:
+    """Write the features of the rows of ``both_sides`` into ``view`` (B, 2, 25): one strided copy of
+    half_features' (25, 2B) array."""
+    b = view.shape[0]
+    view.transpose(2, 0, 1)[...] = half_features(sides).T.reshape(len(FEATURE_NAMES), b, 2)
+
+
+def _write_race(view: np.ndarray, sides: Sides) -> None:
+    """Write the pips / 100 of the mover and the opponent and whether contact remains into ``view`` (B, 3)."""
+    pips, contact = pips_and_contact(sides)
+    view[:, :2] = pips.reshape(-1, 2) / np.float32(100.0)
+    view[:, 2] = contact[::2]
 
 
 def race_inputs(positions: np.ndarray) -> np.ndarray:

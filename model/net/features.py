@@ -168,6 +168,27 @@ def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.nd
     return np.arange(192).reshape(24, 8), _UNITS  # the signed count of each point
 
 
+def dense_columns(game: str, version: int | None = None) -> np.ndarray:
+    """The columns of ``encode`` outside ``unit_slots``' (all of them without such a layout), in order."""
+    layout = unit_slots(game, version)
+    columns = layout[0].ravel() if layout is not None else np.zeros(0, dtype=np.intp)
+    return np.setdiff1d(np.arange(num_features(game, version)), columns)
+
+
+def split_encode(game: str, positions: np.ndarray,
+                 version: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(``slot_values`` (B, P), ``encode(...)[:, dense_columns(...)]``) without writing the unit columns
+    where an encoding can skip them (backgammon version 3); model/net/table_forward.py looks the units up."""
+    pos = np.asarray(positions, dtype=np.int8)
+    version = check_version(game, version)
+    if game == "backgammon" and version == 3:
+        counts, dense = _contact.dense_inputs(pos)
+        return counts.reshape(len(pos), 50), dense
+    if unit_slots(game, version) is None:
+        return np.zeros((len(pos), 0), dtype=np.intp), encode(game, pos, version)
+    return slot_values(game, pos, version), encode(game, pos, version)[:, dense_columns(game, version)]
+
+
 def slot_values(game: str, positions: np.ndarray, version: int | None = None) -> np.ndarray:
     """(B, P) the row of ``unit_slots``' table each slot of each position takes."""
     pos = np.asarray(positions, dtype=np.int8)

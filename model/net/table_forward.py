@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 
 from model.net.equity import chain_heads
-from model.net.features import encode, slot_values, unit_slots
+from model.net.features import dense_columns, split_encode, unit_slots
 from model.net.network import OutcomeNet
 
 
@@ -51,11 +51,12 @@ class TableForward:
         # rows[p * C + c] = weight[:, columns[p]] @ table[c]: slot p's contribution when it holds value c
         self.rows = torch.einsum("cu,hpu->pch", units, weight[:, torch.from_numpy(columns).to(weight.device)])
         self.rows = self.rows.reshape(slots * values, -1).contiguous()
-        dense = np.setdiff1d(np.arange(weight.shape[1]), columns.ravel())
-        self.dense = dense
+        dense = dense_columns(self.config.game, self.config.feature_version)
         self.dense_weight = weight[:, torch.from_numpy(dense).to(weight.device)].contiguous()
         self.bias = first.bias.detach()
         self.occupied = (table != 0).any(axis=1)  # values whose units are not all 0
+        empty = np.flatnonzero(~self.occupied)
+        self.empty = int(empty[0]) if len(empty) == 1 else None  # the one value without units (0 checkers)
         self.base = np.arange(slots) * values
 
     @torch.no_grad()
@@ -64,14 +65,13 @@ class TableForward:
         if self.layout is None or len(positions) == 0:
             return self.net.probabilities(positions, device)
         game, version = self.config.game, self.config.feature_version
-        x = encode(game, positions, version)
-        values = slot_values(game, positions, version)
-        live = self.occupied[values]
+        values, rest = split_encode(game, positions, version)  # the units are not written
+        live = values != self.empty if self.empty is not None else self.occupied[values]
         index = torch.from_numpy((self.base + values).ravel()[np.flatnonzero(live)]).to(device)
         offsets = np.zeros(len(positions), dtype=np.int64)
         np.cumsum(np.count_nonzero(live, axis=1)[:-1], out=offsets[1:])
         hidden = F.embedding_bag(index, self.rows, torch.from_numpy(offsets).to(device), mode="sum")
-        hidden += F.linear(torch.from_numpy(x[:, self.dense]).to(device), self.dense_weight, self.bias)
+        hidden += F.linear(torch.from_numpy(rest).to(device), self.dense_weight, self.bias)
         hidden = self.net.body[2:](torch.relu_(hidden))
         s = torch.sigmoid(self.net.head(hidden))
         return chain_heads(game, s, lambda cols: torch.stack(cols, dim=1)).double().cpu().numpy()

@@ -25,13 +25,14 @@ def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
     scored, and the probabilities flipped back. Finished games get their exact outcome.
     """
     game = net.config.game
-    done = children[:, OFF] == CHECKERS
+    done = np.flatnonzero(children[:, OFF] == CHECKERS)
+    if len(done) == 0:  # most calls: every child goes to the network, no rows picked out and put back
+        return flip_probs(game, net.probabilities(flip(game, children), device))
+    going = np.flatnonzero(children[:, OFF] != CHECKERS)
     probs = np.empty((len(children), net.config.outputs))
-    if (~done).any():
-        on_roll = net.probabilities(flip(game, children[~done]), device)
-        probs[~done] = flip_probs(game, on_roll)
-    if done.any():
-        probs[done] = outcome_targets(game, winner_score(game, children[done]))
+    if len(going):
+        probs[going] = flip_probs(game, net.probabilities(flip(game, children[going]), device))
+    probs[done] = outcome_targets(game, winner_score(game, children[done]))
     return probs
 
 

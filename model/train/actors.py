@@ -87,6 +87,7 @@ class SelfPlayWorker:
         import ray
         import torch
 
+        import model.cli.blas  # noqa: F401  (freed memory kept for reuse, also on a node started without our env)
         from model.net.network import NetConfig, OutcomeNet
 
         torch.set_num_threads(1)

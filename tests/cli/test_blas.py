@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+import platform
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = "import {module}, os; print(os.environ.get('OPENBLAS_NUM_THREADS'))"
@@ -32,3 +35,38 @@ def test_a_thread_count_the_user_set_is_kept():
 def test_nothing_changes_once_numpy_has_loaded():
     """Imported after numpy (as a library user might), the module leaves the environment alone."""
     assert _threads_after_import("numpy, model.cli.blas") == "None"
+
+
+FAULTS = """import model.cli.blas, resource, numpy as np
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for _ in range(3):  # batches' temporaries of a few MiB, freed after each batch
+    x = [np.ones(1 << 18) for _ in range(8)]
+    del x
+before = faults()
+for _ in range(20):
+    x = [np.ones(1 << 18) for _ in range(8)]
+    del x
+print(os.environ.get('MALLOC_TOP_PAD_'), faults() - before)"""
+
+
+def _pad_and_faults(**env: str) -> tuple[str, int]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    out = subprocess.run([sys.executable, "-c", "import os\n" + FAULTS], cwd=ROOT, capture_output=True,
+                         text=True, env={**clean, "PYTHONPATH": str(ROOT), **env}, check=True, timeout=120)
+    pad, faults = out.stdout.split()
+    return pad, int(faults)
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc")
+def test_freed_memory_is_reused_without_page_faults():
+    """Batches of temporaries freed and allocated again come back without fresh pages (a few faults at
+    most, not one per page: 20 x 16 MiB would be 80,000), and the processes started inherit the pad."""
+    pad, faults = _pad_and_faults()
+    assert pad == str(64 << 20)
+    assert faults < 1000
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc's malloc")
+def test_a_malloc_setting_the_user_made_is_kept():
+    assert _pad_and_faults(MALLOC_TOP_PAD_="4096")[0] == "4096"

@@ -419,3 +419,20 @@ def test_feature_index_and_version():
     """The layout constants agree with each other."""
     assert ci.contact_index("off1") == 100 and ci.contact_index("back_rescapes", 1) == 249
     assert len(NAMES) == 25 and isinstance(ci.FEATURE_VERSION, int)
+
+
+def test_containment_is_the_fewest_escapes_from_each_start():
+    """CONTAIN and ACONTAIN, bit for bit, against the fewest escapes taken directly as a minimum over
+    the start points (our 1..9-point; from the opponent's rearmost checker on for ACONTAIN), on both
+    sides of 3,000 random positions."""
+    pos = np.concatenate([random_positions("backgammon", 1000, seed=11, kind=k)[0]
+                          for k in ("any", "contact", "bar")])
+    s = ci.prepare(*ci.both_sides(pos))
+    got = ci.containment(s)
+    escapes = ci._ESCAPES[ci.escapes_ahead(s.held[None, :], ci._CONTAIN_FROM[:, None])]  # (10, n): -1..8
+    contain = escapes[1:].min(axis=0)
+    acontain = np.array([36 if b > 8 else escapes[b + 1 :, r].min() for r, b in enumerate(s.opp_back)])
+    for row, fewest in ((0, acontain), (2, contain)):
+        assert np.array_equal(got[row], ci._CONTAINED[fewest])
+        assert np.array_equal(got[row + 1], ci._CONTAINED2[fewest])
+    assert (acontain < 36).any() and (acontain == 36).any() and len(np.unique(contain)) > 5  # varied

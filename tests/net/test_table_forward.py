@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from engine.tools.sample import random_positions
-from model.net.features import SUPPORTED, encode, slot_values, unit_slots
+from model.net.features import SUPPORTED, dense_columns, encode, slot_values, split_encode, unit_slots
 from model.net.network import NetConfig, OutcomeNet
 from model.net.table_forward import TableForward
 
@@ -54,3 +54,17 @@ def test_table_forward_equals_the_net_within_float32_rounding(game, version):
         if unit_slots(game, version) is not None:
             assert np.abs(stale - net.probabilities(pos)).max() > 1e-3
     assert fast.probabilities(pos[:0]).shape == (0, net.config.outputs)
+
+
+@pytest.mark.parametrize("game,version", ENCODINGS)
+def test_split_encode_is_encode_without_the_unit_columns(game, version):
+    """The dense part equals encode's columns outside the units, bit for bit, and the slot values are
+    slot_values'; on random positions of every kind and on positions along self-play games."""
+    pos = positions(game)
+    values, rest = split_encode(game, pos, version)
+    x = encode(game, pos, version)
+    assert rest.dtype == np.float32 and rest.shape == (len(pos), x.shape[1] - values.shape[1] * (
+        0 if unit_slots(game, version) is None else unit_slots(game, version)[0].shape[1]))
+    np.testing.assert_array_equal(rest, x[:, dense_columns(game, version)])
+    if unit_slots(game, version) is not None:
+        np.testing.assert_array_equal(values, slot_values(game, pos, version))
