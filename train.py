@@ -205,7 +205,7 @@ def _describe(name: str, settings: dict) -> str:
     """One setting as its flag; the learning rate as the one of --lr and --lr-schedule in force."""
     if name == "lr" and settings["lr_schedule"]:
         name = "lr_schedule"
-    return f"--{name.replace('_', '-')} {settings[name]}"
+    return f"--{name.replace('_', '-')} {shlex.quote(str(settings[name]))}"  # quoted: an empty --starts shows as ''
 
 
 def resume_args(args: Args, argv: list[str], blob: dict) -> tuple[Args, str]:
