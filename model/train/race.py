@@ -59,7 +59,7 @@ def race_starts(evaluator, n: int, seed: int = 0, games: int = 256, max_plies: i
         chosen = children[group_argmax(cubeless_equity("backgammon", probs), parent, games)]
         _, ended, _ = table.end_turn(every, chosen)
         race = ~ended & ~has_contact("backgammon", table.pos)
-        keep = race & ~bearoff_mask("backgammon", table.pos)
+        keep = race & is_race_start(table.pos)
         found.append(table.pos[keep].copy())
         count += int(keep.sum())
         table.deal(np.flatnonzero(ended | race))
