@@ -265,8 +265,10 @@ def load_starts(path: str) -> np.ndarray | None:
         return None
     try:
         starts = np.load(path)
-    except (OSError, ValueError) as e:
+    except OSError as e:
         raise UsageError(f"--starts {path}: {e}") from None
+    except ValueError:
+        raise UsageError(f"--starts {path}: not a numpy .npy file of positions") from None
     if starts.ndim != 2 or starts.shape[1] != 28 or not len(starts):
         raise UsageError(f"--starts {path}: expected positions (N, 28), not an array of shape {starts.shape}")
     return starts.astype(np.int8)
