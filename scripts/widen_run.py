@@ -1,0 +1,95 @@
+"""Start a new training run from a run's last.pt with a wider network that plays exactly as before.
+
+    python scripts/widen_run.py checkpoints/resume/nardi-v2 checkpoints/resume/nardi-512 --hidden 512
+    python train.py --run-dir checkpoints/resume/nardi-512 --resume --lr-schedule ...   # then train on
+
+The last hidden layer gets new units (``--hidden`` in all, at least the old width): their input
+weights drawn as a new layer's are (PyTorch's default for nn.Linear, from ``--seed``), their output
+weights zero, so the wider net computes the same outcome probabilities as the old one on every
+position and training starts from the old net's strength, with room to learn more (the new units'
+output weights get gradients at once; their inputs follow). The new run keeps the old run's
+settings, games played and actor state; its optimizer state is dropped (Adam starts afresh: the
+shapes changed) and its ``made_by`` records the widening. Only single-hidden-layer nets.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def widen(blob: dict, hidden: int, seed: int) -> dict:
+    """The checkpoint dict ``blob`` with its single hidden layer widened to ``hidden`` units."""
+    import torch
+
+    from engine.tools.cli import UsageError
+
+    old = list(blob["net_config"]["hidden"])
+    if len(old) != 1:
+        raise UsageError(f"only single-hidden-layer nets can be widened; this one has hidden {old}")
+    if hidden < old[0]:
+        raise UsageError(f"--hidden {hidden} is narrower than the net's {old[0]} units")
+    w, b = blob["weights"]["body.0.weight"], blob["weights"]["body.0.bias"]
+    head = blob["weights"]["head.weight"]
+    fresh = torch.nn.Linear(w.shape[1], hidden - old[0])
+    with torch.no_grad():
+        torch.manual_seed(seed)
+        fresh.reset_parameters()
+    weights = dict(blob["weights"])
+    weights["body.0.weight"] = torch.cat([w, fresh.weight.detach().to(w.dtype)])
+    weights["body.0.bias"] = torch.cat([b, fresh.bias.detach().to(b.dtype)])
+    weights["head.weight"] = torch.cat([head, torch.zeros(head.shape[0], hidden - old[0], dtype=head.dtype)], 1)
+    out = dict(blob)
+    out["weights"] = weights
+    out["net_config"] = {**blob["net_config"], "hidden": [hidden]}
+    out["optimizer"] = None
+    out["args"] = {**blob["args"], "hidden": str(hidden)}
+    made = dict(blob.get("made_by") or {})
+    made["widened"] = f"from {old[0]} to {hidden} hidden units at {blob['games']} games (scripts/widen_run.py)"
+    out["made_by"] = made
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", help="the run to widen (its last.pt is read, not changed)")
+    parser.add_argument("new_run_dir", help="where the widened run's last.pt is written (must not exist)")
+    parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the new units' input weights")
+    args = parser.parse_args(argv)
+
+    from engine.tools.cli import UsageError, run_main
+
+    def run(_argv) -> int:
+        import torch
+
+        from model.net.checkpoint import save
+        from model.net.config import NetConfig
+        from model.net.network import OutcomeNet
+
+        src, dst = Path(args.run_dir) / "last.pt", Path(args.new_run_dir)
+        if dst.exists():
+            raise UsageError(f"{dst} exists; choose a new run directory")
+        try:
+            blob = torch.load(src, weights_only=True)
+        except (OSError, RuntimeError) as err:
+            raise UsageError(f"cannot read {src}: {err}") from None
+        if not isinstance(blob, dict) or "net_config" not in blob:
+            raise UsageError(f"{src} is not a training checkpoint")
+        out = widen(blob, args.hidden, args.seed)
+        net = OutcomeNet(NetConfig.from_dict(out["net_config"]))
+        net.load_state_dict(out["weights"])
+        dst.mkdir(parents=True)
+        save(dst / "last.pt", net, games=out["games"], train_state=out["train_state"], args=out["args"],
+             made_by=out["made_by"])
+        print(f"{dst / 'last.pt'}: {out['made_by']['widened']}")
+        return 0
+
+    return run_main("widen_run.py", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

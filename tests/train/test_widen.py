@@ -1,0 +1,65 @@
+"""scripts/widen_run.py: a run's net widened plays exactly as before, and train.py resumes it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+from engine.tools.sample import random_positions
+from model.net.checkpoint import load_net, read
+from tests.helpers import ROOT
+
+ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+NARDI_RUN = ROOT / "checkpoints" / "resume" / "nardi" / "last.pt"  # the shipped nardi run
+
+
+def script(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / "widen_run.py"), *map(str, args)],
+                          capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
+
+
+def test_a_widened_run_plays_as_before_and_trains_on(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "last.pt").write_bytes(NARDI_RUN.read_bytes())
+    before = read(old / "last.pt")
+    width = before["net_config"]["hidden"][0]
+    proc = script(old, new, "--hidden", width + 24)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    after = read(new / "last.pt")
+    assert after["net_config"]["hidden"] == [width + 24] and after["args"]["hidden"] == str(width + 24)
+    assert after["games"] == before["games"] and after["train_state"] == before["train_state"]
+    assert after["optimizer"] is None and "widened" in after["made_by"]
+    a, _ = load_net(old / "last.pt")
+    b, _ = load_net(new / "last.pt")
+    positions, _ = random_positions("nardi", 500, seed=5)
+    assert np.array_equal(a.probabilities(positions), b.probabilities(positions))
+    games = before["games"] + 20
+    trained = subprocess.run([sys.executable, str(ROOT / "train.py"), "--threads", "1", "--run-dir", str(new),
+                              "--resume", "--games", str(games), "--parallel-games", "8",
+                              "--samples-per-update", "256", "--eval-every", "0", "--no-progress"],
+                             capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    done = read(new / "last.pt")
+    assert done["games"] >= games and done["net_config"]["hidden"] == [width + 24]
+    assert done["optimizer"] is not None  # Adam's state for the new shapes, from here on
+    moved = done["weights"]["head.weight"][:, width:]
+    assert moved.abs().sum() > 0  # the new units' output weights learn from the first update
+
+
+def test_bad_requests_get_one_line_and_exit_2(tmp_path):
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "last.pt").write_bytes(NARDI_RUN.read_bytes())
+    width = read(old / "last.pt")["net_config"]["hidden"][0]
+    narrower = script(old, tmp_path / "n", "--hidden", width - 1)
+    assert narrower.returncode == 2 and f"is narrower than the net's {width}" in narrower.stderr
+    assert len(narrower.stderr.strip().splitlines()) == 1 and not (tmp_path / "n").exists()
+    exists = script(old, old, "--hidden", width + 1)
+    assert exists.returncode == 2 and "exists; choose a new run directory" in exists.stderr
+    missing = script(tmp_path / "nowhere", tmp_path / "m", "--hidden", 8)
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
