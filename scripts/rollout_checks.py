@@ -39,13 +39,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays  # noqa: E402
-from model.net.bearoff import bearoff_mask, bearoff_probabilities, board_pips, home_boards, home_counts, rank  # noqa: E402
-from model.net.config import NetConfig  # noqa: E402
-from model.net.equity import WIN, cubeless_equity  # noqa: E402
-from model.players.base import group_argmax  # noqa: E402
-from model.players.net_player import child_probabilities  # noqa: E402
-from model.search.rollout import Z95, rollout  # noqa: E402
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from model.net.bearoff import bearoff_mask, bearoff_probabilities, board_pips, home_boards, home_counts, rank
+from model.net.config import NetConfig
+from model.net.equity import WIN, cubeless_equity
+from model.players.base import group_argmax
+from model.players.net_player import child_probabilities
+from model.search.rollout import Z95, rollout
 
 
 def bearoff_position(mine, theirs) -> np.ndarray:

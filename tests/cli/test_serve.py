@@ -25,8 +25,8 @@ from engine.movegen import legal_plays
 from engine.notation import parse_play
 from engine.tools.sample import random_positions
 from model.bot import Bot
-from model.players.net_player import NetPlayer
 from model.cli.serve import BotAgent, BotServer, ServeOptions, answer_line, main
+from model.players.net_player import NetPlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = ("board:bot:gnubg:3:0:0:0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:5:6:5:6:1:1:1:0:"

@@ -19,9 +19,9 @@ import pytest
 
 from engine.board import OFF, OPP_OFF, has_contact
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
-from model.net.equity import OUTPUTS
 from model.net import bearoff as bo
 from model.net import bearoff_two_sided as ts
+from model.net.equity import OUTPUTS
 
 GAMES = ("backgammon", "nardi")
 ROLLS = [tuple(r) for r in ALL_ROLLS.tolist()]
