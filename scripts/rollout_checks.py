@@ -211,7 +211,7 @@ def openings(args) -> dict:
         r = rollout(net, start_position("backgammon"), dice, trials=args.trials, seed=args.seed,
                     prune=int(str(args.prune).split(",")[0]), keep=4, margin=1.0)  # the four best at 0-ply, so that the best has rivals to beat
         best, sep = r.plays[0], r.separation
-        out["%d%d" % dice] = {"best": best.label, "established": known, "agrees": best.label == known,
+        out[f"{dice[0]}{dice[1]}"] = {"best": best.label, "established": known, "agrees": best.label == known,
                               "plays": [[e.label, e.equity, e.equity_se] for e in r.plays], "separation": sep}
         print(f"{dice[0]}-{dice[1]}: best {best.label} ({best.equity:+.3f} +- {Z95 * best.equity_se:.3f}), "
               f"established {known}: {'agrees' if best.label == known else 'DISAGREES'}; "
