@@ -83,7 +83,16 @@ from engine.cube_state import (
     resignation_refusal,
     view,
 )
-from engine.match import MAX_CUBE, GameResult, MatchState, RuleError, Rules, game_points, new_match, record_result
+from engine.match import (
+    MAX_CUBE,
+    GameResult,
+    MatchState,
+    RuleError,
+    Rules,
+    game_points,
+    new_match,
+    record_result,
+)
 from engine.movegen import legal_plays
 
 __all__ = [

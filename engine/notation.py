@@ -34,8 +34,17 @@ import numpy as np
 from engine.board import BAR, HEAD, OFF, OPP_BAR, check_game, validate
 from engine.errors import FormatError, IllegalPlayError
 from engine.movegen import legal_plays
-from engine.rules import all_home, bar_first, head_limits, head_open, heads_left, may_bear_off, open_landing
-from engine.rules import single_die_moves, six_in_a_row_violations
+from engine.rules import (
+    all_home,
+    bar_first,
+    head_limits,
+    head_open,
+    heads_left,
+    may_bear_off,
+    open_landing,
+    single_die_moves,
+    six_in_a_row_violations,
+)
 
 NO_PLAY = "(no play)"
 """The empty play written for people; ``format_play`` returns "" for it (gnubg prints nothing)."""

@@ -25,7 +25,6 @@ from engine.errors import FormatError
 from engine.formats.position import read_json_position, read_position_text, write_json_position
 from engine.movegen import legal_plays
 from engine.notation import format_plays
-
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.players.base import group_starts
 

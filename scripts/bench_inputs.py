@@ -18,6 +18,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"
 
 import argparse
+import functools
 import json
 import statistics
 import sys
@@ -49,9 +50,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     from engine.tools.sample import random_positions
+    from model.net import contact_inputs as ci
     from model.net.features import encode
 
-    from model.net import contact_inputs as ci
     n = args.positions
     midgame = random_positions("backgammon", n, seed=args.seed, kind="midgame")[0]
     race = random_positions("backgammon", n, seed=args.seed, kind="race")[0]
@@ -80,7 +81,7 @@ def main(argv: list[str]) -> int:
         for name in ("checkers_off", "break_contact", "back_checker", "back_anchor", "forward_anchor",
                      "back_escapes", "containment", "mobility", "moment2", "enter_features", "timing",
                      "backbone", "back_game", "free_pips"):
-            parts[name] = (lambda f: lambda: f(sides))(getattr(ci, name))
+            parts[name] = functools.partial(getattr(ci, name), sides)
         masks = ci.hit_masks(sides)
         parts["hit_features"] = lambda: ci.hit_features(*masks, sides.own[:, 24])
         profile = {name: statistics.median(runs) for name, runs in timings(parts, args.repeats).items()}

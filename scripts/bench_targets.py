@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--samples", type=int, default=16000)
     parser.add_argument("--prune", type=int, default=3)
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401  one BLAS thread, before numpy loads
+    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
     import numpy as np
     import torch
 

@@ -32,9 +32,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine import game as g
-from model.net.checkpoint import CheckpointError, load_net
 from model.cli.cube import report, run
 from model.cube.players import NetCubePlayer, NoCubePlayer
+from model.net.checkpoint import CheckpointError, load_net
 from model.players.net_player import NetPlayer
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from model.net.checkpoint import CheckpointError, is_safetensors, read, write_safetensors  # noqa: E402
+from model.net.checkpoint import CheckpointError, is_safetensors, read, write_safetensors
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,13 +39,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays  # noqa: E402
-from model.net.bearoff import bearoff_mask, bearoff_probabilities, board_pips, home_boards, home_counts, rank  # noqa: E402
-from model.net.config import NetConfig  # noqa: E402
-from model.net.equity import WIN, cubeless_equity  # noqa: E402
-from model.players.base import group_argmax  # noqa: E402
-from model.players.net_player import child_probabilities  # noqa: E402
-from model.search.rollout import Z95, rollout  # noqa: E402
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from model.net.bearoff import bearoff_mask, bearoff_probabilities, board_pips, home_boards, home_counts, rank
+from model.net.config import NetConfig
+from model.net.equity import WIN, cubeless_equity
+from model.players.base import group_argmax
+from model.players.net_player import child_probabilities
+from model.search.rollout import Z95, rollout
 
 
 def bearoff_position(mine, theirs) -> np.ndarray:
@@ -211,7 +211,7 @@ def openings(args) -> dict:
         r = rollout(net, start_position("backgammon"), dice, trials=args.trials, seed=args.seed,
                     prune=int(str(args.prune).split(",")[0]), keep=4, margin=1.0)  # the four best at 0-ply, so that the best has rivals to beat
         best, sep = r.plays[0], r.separation
-        out["%d%d" % dice] = {"best": best.label, "established": known, "agrees": best.label == known,
+        out[f"{dice[0]}{dice[1]}"] = {"best": best.label, "established": known, "agrees": best.label == known,
                               "plays": [[e.label, e.equity, e.equity_se] for e in r.plays], "separation": sep}
         print(f"{dice[0]}-{dice[1]}: best {best.label} ({best.equity:+.3f} +- {Z95 * best.equity_se:.3f}), "
               f"established {known}: {'agrees' if best.label == known else 'DISAGREES'}; "

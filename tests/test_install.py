@@ -79,8 +79,8 @@ def test_readme_bot_api_example_runs_verbatim_without_torch():
 @pytest.mark.parametrize("args", [
     ["checkpoints/nardi.safetensors", "random", "--game", "nardi", "--games", "2", "--seed", "1"],
     ["cube", "checkpoints/backgammon.safetensors", "pubeval", "--games", "2", "--seed", "1"],
-    ["hint", '{"board": [-1,0,0,0,0,0, 0,0,0,0,0,-14, 0,0,0,0,0,0, 0,0,0,0,0,15], "bar": [0,0], '
-             '"off": [0,0]}',
+    ["hint", ('{"board": [-1,0,0,0,0,0, 0,0,0,0,0,-14, 0,0,0,0,0,0, 0,0,0,0,0,15], "bar": [0,0], '
+              '"off": [0,0]}'),
      "--game", "nardi", "--dice", "65", "--ply", "1"],
 ])
 def test_benchmarks_and_nardi_run_without_the_train_extra(args):

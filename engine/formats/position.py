@@ -21,7 +21,18 @@ import re
 
 import numpy as np
 
-from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, PositionError, check_game, flip, validate
+from engine.board import (
+    BAR,
+    CHECKERS,
+    NUM_SLOTS,
+    OFF,
+    OPP_BAR,
+    OPP_OFF,
+    PositionError,
+    check_game,
+    flip,
+    validate,
+)
 from engine.errors import FormatError
 from engine.formats.match_id import (
     CUBE_CENTRED,

@@ -15,9 +15,9 @@ from engine.board import BAR, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, pips
 from engine.formats.pictures import (
     BAR_PLACES,
     BOTTOM_ROW,
-    ImageError,
     PLACES,
     TOP_ROW,
+    ImageError,
     _checked,
     _cube_face,
     _owner,
@@ -26,7 +26,6 @@ from engine.formats.pictures import (
     ascii_board,
 )
 from engine.notation import BAR_POINT, OFF_POINT, parse_play, play_steps
-
 
 # ----------------------------------------------------------------------------------------------
 # the SVG drawing: geometry

@@ -104,7 +104,7 @@ def run_main(prog: str, main: Callable[[list[str]], int], argv: list[str]) -> in
         return INTERRUPTED
 
 
-def option(default: Any = dataclasses.MISSING, *, help: str, **argparse_kwargs) -> Any:  # noqa: A002
+def option(default: Any = dataclasses.MISSING, *, help: str, **argparse_kwargs) -> Any:
     """A dataclass field read by ``dataclass_parser``: its default, its --help text and any further
     ``add_argument`` keyword (choices...); ``positional=True`` makes it a positional argument."""
     return dataclasses.field(default=default, metadata={"help": help, **argparse_kwargs})

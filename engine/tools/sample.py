@@ -28,7 +28,18 @@ from functools import lru_cache
 
 import numpy as np
 
-from engine.board import BAR, CHECKERS, HEAD, OFF, OPP_OFF, POINTS, check_game, flip, has_contact, start_position
+from engine.board import (
+    BAR,
+    CHECKERS,
+    HEAD,
+    OFF,
+    OPP_OFF,
+    POINTS,
+    check_game,
+    flip,
+    has_contact,
+    start_position,
+)
 from engine.movegen import legal_plays
 
 GAMES_PER_ROUND = 256

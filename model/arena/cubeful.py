@@ -46,9 +46,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine import game as g
-from engine.formats.matfile import MatchRecord, game_record, money_session, player_names, rules_options, swap_sides
+from engine.formats.matfile import (
+    MatchRecord,
+    game_record,
+    money_session,
+    player_names,
+    rules_options,
+    swap_sides,
+)
 from engine.movegen import legal_plays
-
 from model.arena.cubeless import MAX_PLIES, ArenaResult
 from model.arena.pool import GamesInPlay, MirroredDice, choose_by_player
 from model.cube.players import CubePlayer

@@ -27,7 +27,6 @@ import numpy as np
 
 from engine.formats.matfile import GameRecord, MatchRecord, money_session, move_action, player_names
 from engine.movegen import legal_plays
-
 from model.arena.pool import CubelessGames, MirroredDice, choose_by_player
 from model.players.base import Player
 

@@ -36,9 +36,16 @@ from pathlib import Path
 
 from engine import game as g
 from engine.board import GAMES
-
 from model.arena.cubeless import MAX_PLIES
-from model.cli.common import CLOSED_PIPE, OneLineParser, UsageError, add_money_options, emit, run_main, write_json
+from model.cli.common import (
+    CLOSED_PIPE,
+    OneLineParser,
+    UsageError,
+    add_money_options,
+    emit,
+    run_main,
+    write_json,
+)
 from model.cube.players import CHECKER_PLAY, POLICIES
 
 
@@ -166,7 +173,6 @@ def mat_paths(path: str, count: int) -> list[Path]:
 def save_mats(result, args) -> list[Path]:
     """The recorded games as .mat files (see the module docstring); UsageError if one cannot be written."""
     from engine.formats.matfile import player_names, write_mat
-
     from model.arena.cubeful import mat_records
 
     names = player_names(spec_name(args.a), spec_name(args.b))

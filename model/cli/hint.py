@@ -59,7 +59,6 @@ from engine.formats.position import (
 )
 from engine.movegen import legal_plays
 from engine.notation import format_plays
-
 from model.bot import read_dice
 from model.cli.common import OneLineParser
 from model.cube.policy import cube_view
@@ -317,7 +316,8 @@ def main(argv: list[str]) -> int:
         query = Query(args.game, pos, info, _dice_of(args.dice, info))
         answer = analyse(bot, query, args.ply, args.met)
         if args.rollout:
-            from model.cli.rollout import confirm_hint, render as render_rollout
+            from model.cli.rollout import confirm_hint
+            from model.cli.rollout import render as render_rollout
 
             answer["rollout"] = confirm_hint(bot, query, answer, args.rollout, args.top, args.met)
     except ValueError as e:

@@ -53,7 +53,6 @@ from engine.errors import FormatError
 from engine.formats.matfile import MatchRecord, game_record, player_names, rules_options, write_mat
 from engine.formats.pictures import ascii_board, money_options_text
 from engine.notation import NO_PLAY, format_play, parse_play
-
 from model.cli.common import OneLineParser, add_money_options
 from model.cli.play_decisions import (  # noqa: F401 - the bot's decisions, re-exported for callers and tests
     BOT,

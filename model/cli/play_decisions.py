@@ -16,7 +16,6 @@ import numpy as np
 
 from engine import game as g
 from engine.notation import NO_PLAY, format_play
-
 from model.cube.policy import CubePolicy, cube_view
 
 HUMAN, BOT = 0, 1
@@ -78,7 +77,6 @@ def bot_play(policy: CubePolicy, state: g.GameState) -> tuple[np.ndarray, str]:
 def offer_value(state: g.GameState, side: int, level: int) -> str:
     """What a resignation of ``level`` by ``side`` scores the other side, in words."""
     from engine.match import RESULT_NAMES
-
     from model.cli.terminal import points_text
 
     points = g.game_points(state.rules, level, state.cube, state.cube_owner)
@@ -126,7 +124,6 @@ def hint_table(bot, state: g.GameState) -> str:
     the dice thrown, or the cube decision before the roll or of a waiting double. Its header gives the
     Position ID and Match ID, so ``evaluate.py hint ID:MatchID`` shows the same."""
     from engine.formats.match_id import MatchInfo
-
     from model.cli.hint import Query, analyse, render
 
     info = MatchInfo.of_state(state) if state.game == "backgammon" else None

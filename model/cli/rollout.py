@@ -198,8 +198,8 @@ def main(argv: list[str]) -> int:
 
 def rollout_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    from model.bot import Bot
     from engine.formats.position import read_position_text
+    from model.bot import Bot
     from model.cli.hint import _dice_of, cube_view_of
     from model.net.checkpoint import CheckpointError
 

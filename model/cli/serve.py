@@ -44,13 +44,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.board import flip
 from engine.errors import FormatError
 from engine.formats.fibs import CUBE, MOVE, TAKE, FibsBoard, read_fibs_board
-from engine.board import flip
 from engine.game import max_resignation
 from engine.movegen import legal_plays
 from engine.notation import parse_play, steps
-
 from model.cli.common import OneLineParser
 from model.cube.policy import CubePolicy, cube_view
 from model.cube.resign import TOLERANCE

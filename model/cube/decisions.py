@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from model.net.equity import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON, flip_probs
 from model.cube.match_equity import (
     CENTRED,
     ME,
@@ -35,6 +34,7 @@ from model.cube.match_equity import (
     CubeState,
     cube_is_dead,
     cube_prime,
+    double_available,
     eq2mwc,
     gammon_prices,
     live_cash_points,
@@ -42,11 +42,11 @@ from model.cube.match_equity import (
     match_cubeful_mwc,
     match_cubeless_equity,
     match_cubeless_mwc,
-    double_available,
     money,
     mwc2eq,
     result_mwc,
 )
+from model.net.equity import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON, flip_probs
 
 # ---------------------------------------------------------------- position classes, cube efficiency
 # gnubg's positionclass numbers (eval.h); hypergammon classes 1..3 do not occur in backgammon.
@@ -376,8 +376,8 @@ __all__ = [
     "PASS", "RACE_X_BASE", "RACE_X_MAX", "RACE_X_MIN", "RACE_X_PER_PIP", "REDOUBLE_PASS", "REDOUBLE_TAKE",
     "TAKE", "TOOGOODRE_PASS", "TOOGOODRE_TAKE", "TOOGOOD_PASS", "TOOGOOD_TAKE", "TWO_SIDED_BEAROFF",
     "CubeDecision", "CubeState", "checker_play_value", "cube_decision", "cube_efficiency", "cube_is_dead",
-    "cube_prime", "cubeful_value", "eq2mwc", "gammon_prices", "live_cash_points", "match",
-    "match_cubeful_mwc", "match_cubeless_equity", "match_cubeless_mwc", "double_available", "money",
+    "cube_prime", "cubeful_value", "double_available", "eq2mwc", "gammon_prices", "live_cash_points",
+    "match", "match_cubeful_mwc", "match_cubeless_equity", "match_cubeless_mwc", "money",
     "money_cubeful_equity", "money_cubeless_equity", "mwc2eq", "position_class", "race_efficiency",
     "recommendation", "result_mwc", "take_decision", "take_response",
 ]

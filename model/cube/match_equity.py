@@ -19,8 +19,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from model.net.equity import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 from model.cube.met import DEFAULT_MET, MAX_AWAY, MatchEquityTable, load_met
+from model.net.equity import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
 CENTRED, ME, OPPONENT = "centred", "me", "opponent"
 OWNERS = (CENTRED, ME, OPPONENT)

@@ -27,7 +27,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from engine import game as g
-
 from model.cube.policy import CHECKER_PLAY, CubePolicy, cube_view, groups
 from model.players.base import Player, RandomPlayer
 

@@ -51,7 +51,7 @@ import contextlib
 import os
 import tempfile
 import warnings
-from functools import lru_cache
+from functools import cache
 from math import comb
 from pathlib import Path
 
@@ -87,7 +87,7 @@ def rank(counts) -> np.ndarray:
     return _BINOM[bars, np.arange(1, HOME_POINTS + 1)].sum(axis=-1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def home_boards() -> np.ndarray:
     """All 54,264 home boards (N, 6) int8, row i the board of rank i (read-only)."""
     rows = np.zeros((1, 0), dtype=np.int64)
@@ -107,7 +107,7 @@ def board_pips(boards) -> np.ndarray:
     return np.asarray(boards, dtype=np.int64) @ np.arange(1, HOME_POINTS + 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def move_table() -> np.ndarray:
     """(N, 6, 6) int64: the rank after moving one checker from point s with a die d, at [x, d-1, s-1];
     N (one past the last rank) where that move is illegal. The empty board has one "move" per die,

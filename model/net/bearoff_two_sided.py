@@ -103,7 +103,8 @@ def build_two_sided() -> dict[str, np.ndarray]:
         seg = counts[xs].ravel()
         starts = np.cumsum(seg) - seg
 
-        def worst_for_them(table):  # sum_r w_r min_c table[y, c]: the opponent's value after my best play
+        def worst_for_them(table, y=y, c=c, starts=starts, xs=xs):  # this level's arrays, bound explicitly
+            """sum_r w_r min_c table[y, c]: the opponent's value after my best play."""
             return np.minimum.reduceat(table[y, c], starts).reshape(len(xs), -1) @ w
 
         win[xs, ys] = 1.0 - worst_for_them(win)

@@ -135,7 +135,7 @@ def _read_safetensors(path: Path) -> dict:
 
     with safe_open(str(path), framework="numpy") as f:
         metadata = f.metadata() or {}
-        weights = {name: f.get_tensor(name) for name in f.keys()}
+        weights = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open: keys(), no __iter__
     if metadata.get("format") != FORMAT:
         return {}  # refused by read() as not a checkpoint
     blob = {key: metadata[key] for key in _TEXT_FIELDS}

@@ -34,7 +34,6 @@ import numpy as np
 
 from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
 from engine.movegen import ROLL_WEIGHTS
-
 from model.net import contact_inputs as _contact
 from model.net.contact_inputs import contact_inputs, num_contact_inputs, num_race_inputs, race_inputs
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs

@@ -28,7 +28,6 @@ import importlib
 import numpy as np
 
 from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, POINTS, flip, winner_score
-
 from model.players.base import Player, group_starts
 
 PLIES = (0, 1, 2)

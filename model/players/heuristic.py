@@ -18,9 +18,8 @@ import numpy as np
 
 from engine.board import BAR, HEAD, OFF, OPP_BAR, POINTS, flip, pips
 from engine.movegen import ALL_ROLLS
-
-from model.players.base import Player, group_starts
 from model.net.shots import hits_by_roll
+from model.players.base import Player, group_starts
 
 # ----------------------------------------------------------------------------------------------
 # Backgammon: shots at blots

@@ -13,7 +13,6 @@ from collections.abc import Callable
 import numpy as np
 
 from engine.board import CHECKERS, OFF, flip, winner_score
-
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.players.base import Player, group_argmax
 

@@ -27,9 +27,8 @@ from pathlib import Path
 import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_BAR, POINTS, has_contact
-
-from model.players.heuristic import best_plays
 from model.players.base import Player
+from model.players.heuristic import best_plays
 
 WEIGHTS_FILE = Path(__file__).parent / "data" / "pubeval_weights.json"
 NUM_INPUTS = 122

@@ -23,9 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.board import check_game
-
-from model.players.heuristic import HeuristicPlayer
 from model.players.base import Player, RandomPlayer
+from model.players.heuristic import HeuristicPlayer
 
 
 def _gnubg(ply: int):

@@ -24,10 +24,9 @@ import numpy as np
 
 from engine.board import CHECKERS, OFF, flip, winner_score
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
-
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
-from model.players.net_player import child_probabilities
 from model.players.base import group_argmax
+from model.players.net_player import child_probabilities
 
 
 def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu") -> np.ndarray:

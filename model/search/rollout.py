@@ -40,7 +40,6 @@ from engine.board import CHECKERS, OFF, OPP_OFF, flip
 from engine.errors import FormatError
 from engine.movegen import legal_plays
 from engine.notation import format_plays, parse_play
-
 from model.cube import decisions as cube
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import ExactEndgames

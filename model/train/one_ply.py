@@ -24,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
-
 from model.net.equity import cubeless_equity
 from model.players.base import group_argmax
 from model.players.net_player import child_probabilities

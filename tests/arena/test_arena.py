@@ -11,8 +11,8 @@ from engine.board import winner_score
 from engine.formats.matfile import format_mat, read_mat
 from model.arena.cubeless import ArenaResult, mat_record, play_games
 from model.arena.pool import opening_throws, throws
-from model.players.heuristic import HeuristicPlayer
 from model.players.base import RandomPlayer
+from model.players.heuristic import HeuristicPlayer
 from model.players.pubeval import PubevalPlayer
 from tests.helpers import replay
 

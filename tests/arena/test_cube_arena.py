@@ -11,11 +11,11 @@ import pytest
 
 from engine import game as g
 from engine.board import start_position
-from engine.match import MAX_CUBE
 from engine.formats.matfile import DROP, format_mat, read_mat
-from model.net.config import NetConfig
+from engine.match import MAX_CUBE
 from model.arena.cubeful import mat_records, play_matches, wilson_interval
 from model.cube.players import NetCubePlayer, NoCubePlayer, RandomCubePlayer, make_cube_player
+from model.net.config import NetConfig
 from model.net.inference import NumpyNet
 from model.players.heuristic import HeuristicPlayer
 from tests.helpers import GNUBG, gnubg_import, replay

@@ -16,10 +16,9 @@ from engine.board import start_position
 from engine.formats.matfile import DOUBLE, read_mat
 from engine.notation import format_play
 from model.cli import play as play_cli
-from model.cube.policy import CubePolicy
 from model.cli.play import BOT, HUMAN, Console, Table
-from tests.helpers import ROOT, save_tiny_checkpoints
-from tests.helpers import GNUBG, gnubg_import, replay
+from model.cube.policy import CubePolicy
+from tests.helpers import GNUBG, ROOT, gnubg_import, replay, save_tiny_checkpoints
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +136,7 @@ class StubNet:
         return np.tile(self.probs, (len(positions), 1))
 
 
-def StubBot(probs, game="backgammon"):  # noqa: N802 - reads like the class it stands for
+def StubBot(probs, game="backgammon"):  # named like the class it stands for
     """A Bot whose network is a StubNet."""
     from model.bot import Bot
     from model.players.net_player import NetPlayer
@@ -256,7 +255,7 @@ def test_random_input_never_escapes(checkpoints):
         assert "input ended" in out.getvalue() or "over: you" in out.getvalue()
 
 
-def NardiStub(probs):  # noqa: N802
+def NardiStub(probs):
     """The stub policy for long nardi: [win, win mars, lose mars]."""
     return stub_policy(probs, game="nardi")
 

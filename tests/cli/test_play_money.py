@@ -126,7 +126,7 @@ def test_jacoby_counts_a_gammon_single_while_the_cube_is_unturned(jacoby, cube, 
     """A gammon with the Jacoby rule and an unturned cube (also one at 2 from an automatic double)
     scores the cube once; without the rule, or with a turned cube, twice."""
     rules = g.Rules(jacoby=jacoby, automatic_doubles=1, session_games=1)
-    table, out = table_for(heuristic(), rules, "roll")
+    table, _ = table_for(heuristic(), rules, "roll")
     table.state = resume(rules, _gammon_position(), HUMAN, cube=cube, owner=owner)
     while not table.state.is_over:
         table.person_acts() if table.state.to_act == HUMAN else table.bot_acts()
@@ -256,9 +256,9 @@ def test_the_bot_offers_with_the_value(jacoby, offer, points):
 
 
 @pytest.mark.parametrize(("rules", "state", "reason"), [
-    (g.Rules(), dict(cube=2, owner=BOT), "the cube belongs to the bot: only the cube's owner may double"),
-    (g.Rules(match_length=5), dict(score=(4, 2)), "no doubling in the Crawford game"),
-    (g.Rules(match_length=5), dict(score=(3, 0), cube=2, owner=HUMAN),
+    (g.Rules(), {"cube": 2, "owner": BOT}, "the cube belongs to the bot: only the cube's owner may double"),
+    (g.Rules(match_length=5), {"score": (4, 2)}, "no doubling in the Crawford game"),
+    (g.Rules(match_length=5), {"score": (3, 0), "cube": 2, "owner": HUMAN},
      "dead cube: winning this game at 2 already gives you the match (3 + 2 >= 5)"),
     (g.Rules(cube=False), {}, "this game is played without the cube"),
     (g.Rules(match_length=1), {}, "a one-point match has no cube"),

@@ -25,8 +25,8 @@ from engine.movegen import legal_plays
 from engine.notation import parse_play
 from engine.tools.sample import random_positions
 from model.bot import Bot
-from model.players.net_player import NetPlayer
 from model.cli.serve import BotAgent, BotServer, ServeOptions, answer_line, main
+from model.players.net_player import NetPlayer
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = ("board:bot:gnubg:3:0:0:0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:5:6:5:6:1:1:1:0:"
@@ -284,7 +284,8 @@ def test_a_server_started_in_the_background_stops_cleanly(signum):
     code = "import sys; from model.cli.serve import main; sys.exit(main(['--model', 'pubeval', '--port', '0']))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, OMP_NUM_THREADS="1"),
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # as `&` does
+                            # SIGINT ignored in the child before exec, as `&` does: only preexec_fn can
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))  # noqa: PLW1509
     try:
         assert "listening on 127.0.0.1:" in proc.stderr.readline()
         proc.send_signal(signum)

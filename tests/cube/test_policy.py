@@ -71,7 +71,8 @@ def test_every_entry_point_makes_the_same_checker_play(bot):
             arena_child = children[arena.select([state], children, parent)[0]]
             played, _ = play_cli.bot_play(policy, state)
             hint = analyse(bot, Query("backgammon", position, info, roll), 0, "Kazaross-XG2")
-            hint_child = np.array(sum((hint["plays"][0]["position"][k] for k in ("board", "bar", "off")), []))
+            best = hint["plays"][0]["position"]
+            hint_child = np.array(best["board"] + best["bar"] + best["off"])
             text = agent.answer(board)
             served = parse_play("backgammon", position, roll, text) if text else position
             assert np.array_equal(arena_child, played) and np.array_equal(played, hint_child)

@@ -22,14 +22,14 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
 
+from engine.board import BAR, OFF, flip, has_contact, start_position
+from engine.movegen import legal_plays
 from engine.tools.bench import (
     openspiel_dice,
     openspiel_position,
     openspiel_turn_leaves,
     openspiel_turn_starts,
 )
-from engine.board import BAR, OFF, flip, has_contact, start_position
-from engine.movegen import legal_plays
 
 GAMES = 24
 SEED = 2024

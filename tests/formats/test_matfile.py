@@ -3,14 +3,11 @@ from engine/game.py states, reading gnubg's own export, round trips, and import 
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from engine import game as g
 from engine.errors import FormatError
-from engine.formats.position import read_json_position
-from tests.helpers import gnubg_import, needs_gnubg, replay
 from engine.formats.matfile import (
     BEAVER,
     DOUBLE,
@@ -30,8 +27,10 @@ from engine.formats.matfile import (
     swap_sides,
     write_mat,
 )
+from engine.formats.position import read_json_position
 from engine.notation import parse_play
 from model.players.registry import make_player
+from tests.helpers import gnubg_import, needs_gnubg, replay
 
 
 def _position(board, bar=(0, 0), off=(0, 0)):

@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pytest
 
-from engine.formats import svg
 from engine.board import BAR, OFF, OPP_BAR, OPP_OFF, start_position, validate
+from engine.formats import svg
 from engine.formats.pictures import ImageError, ascii_board
 from engine.formats.svg import svg_board, write_image
 

@@ -9,19 +9,19 @@ once into a temporary cache folder ($NARDIBOT_CACHE_DIR), never the user's.
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from fractions import Fraction
-from functools import lru_cache
 
 import numpy as np
 import pytest
 
 from engine.board import OFF, OPP_OFF, has_contact
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
-from model.net.equity import OUTPUTS
 from model.net import bearoff as bo
 from model.net import bearoff_two_sided as ts
+from model.net.equity import OUTPUTS
 
 GAMES = ("backgammon", "nardi")
 ROLLS = [tuple(r) for r in ALL_ROLLS.tolist()]
@@ -108,7 +108,7 @@ def _choose(plays, value):
     return min(plays, key=lambda c: (round(value(c) * 1e9), rank1(c)))
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def scalar_off(board):
     """(expected rolls, distribution as a list) to bear off everything, by plain recursion."""
     if sum(board) == 0:
@@ -122,7 +122,7 @@ def scalar_off(board):
     return expected, dist
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def scalar_first(board):
     """The same for bearing off the first checker (boards of 15 checkers)."""
     if sum(board) < 15:
@@ -174,7 +174,7 @@ def test_one_sided_matches_scalar_recursion(off, first):
     boards = bo.home_boards()
     small = np.flatnonzero(boards.sum(axis=1) <= 4)  # every board of 0..4 checkers, in full
     for r in small:
-        e, d = scalar_off(tuple(boards[r].tolist()))
+        _, d = scalar_off(tuple(boards[r].tolist()))
         assert np.allclose(padded(off[r]), padded(d), atol=1e-12)
     rng = np.random.default_rng(2)
     e_db = off @ np.arange(off.shape[1])

@@ -4,7 +4,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from model.net.device import choose_device  # noqa: E402
+from model.net.device import choose_device
 
 
 def test_auto_cpu_and_threads():

@@ -10,6 +10,7 @@ import pytest
 from engine.board import flip, start_position
 from engine.movegen import legal_plays
 from model.arena.cubeless import play_games
+from model.players.base import RandomPlayer
 from model.players.heuristic import (
     HeuristicPlayer,
     best_plays,
@@ -18,7 +19,6 @@ from model.players.heuristic import (
     nardi_scores,
     shots,
 )
-from model.players.base import RandomPlayer
 from model.players.registry import BASELINES, make_player
 
 # Rolls of 36 that hit a lone blot at each distance from a lone shooter, nothing in between (the

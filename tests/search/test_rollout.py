@@ -19,7 +19,6 @@ from model.search.rollout import rollout
 from model.search.trials import NO_OWNER, Candidates, Settings, Trials, trial_dice
 from tests.helpers import bearoff, save_tiny_checkpoints
 
-
 SMALL = [bearoff([1, 1, 0, 1, 0, 0], [0, 2, 0, 0, 1, 0]), bearoff([2, 0, 0, 0, 0, 1], [1, 1, 1, 0, 0, 0]),
          bearoff([0, 0, 1, 0, 1, 1], [0, 0, 0, 2, 0, 0])]
 
@@ -35,7 +34,7 @@ def test_quasi_random_dice_are_stratified_and_pure():
     throw every pair once; later throws are the arena's counter-based ones."""
     t = np.arange(1296)
     first, second = trial_dice(7, t, np.zeros(1296, int)), trial_dice(7, t, np.ones(1296, int))
-    code = lambda d: (d[:, 0] - 1) * 6 + d[:, 1] - 1  # noqa: E731
+    code = lambda d: (d[:, 0] - 1) * 6 + d[:, 1] - 1
     assert len(np.unique(code(first) * 36 + code(second))) == 1296
     for start in (0, 36, 504):
         block = slice(start, start + 36)
@@ -194,6 +193,7 @@ def test_trials_hold_the_blas_to_blas_threads_and_restore_it(nets):
     """While trials are played numpy's BLAS runs BLAS_THREADS threads (trials.py); afterwards it has
     its own number again."""
     import threadpoolctl
+
     from model.search import trials
 
     def blas():

@@ -6,11 +6,11 @@ import torch
 from engine.board import flip, start_position
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 from engine.tools.sample import random_positions
+from model.cube.match_equity import money
+from model.cube.policy import CubePolicy, ranking_order
 from model.net.equity import cubeless_equity, flip_probs
 from model.net.network import NetConfig, OutcomeNet
 from model.players.net_player import child_probabilities
-from model.cube.match_equity import money
-from model.cube.policy import CubePolicy, ranking_order
 from model.search.lookahead import child_probabilities_ahead, evaluate_positions
 
 

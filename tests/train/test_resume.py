@@ -21,7 +21,7 @@ from model.train.td import SelfPlayActor, collect
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
 sys.path.insert(0, str(ROOT))
-import train  # noqa: E402
+import train
 
 BG_RUN = ROOT / "checkpoints" / "resume" / "backgammon" / "last.pt"  # the shipped run, with its optimizer
 NARDI_RUN = ROOT / "checkpoints" / "resume" / "nardi" / "last.pt"
