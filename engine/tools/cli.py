@@ -110,11 +110,22 @@ def option(default: Any = dataclasses.MISSING, *, help: str, **argparse_kwargs) 
     return dataclasses.field(default=default, metadata={"help": help, **argparse_kwargs})
 
 
+class _DefaultsHelp(argparse.ArgumentDefaultsHelpFormatter):
+    """Each option's default after its help, except where there is none to show (None, "", a
+    switch's False) or the help gives it already ("(default ...")."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default is None or action.default is False or action.default == "" \
+                or "(default" in (action.help or ""):
+            return action.help or ""
+        return super()._get_help_string(action)
+
+
 def dataclass_parser(cls: type, **parser_kwargs) -> OneLineParser:
     """A OneLineParser with an argument per field of the dataclass ``cls``, made with ``option``:
     ``--field-name FIELD_NAME`` of the field's type (``X | None`` reads an X; bool is a switch), or a
     positional argument; --help shows each option's default."""
-    parser = OneLineParser(formatter_class=argparse.ArgumentDefaultsHelpFormatter, **parser_kwargs)
+    parser = OneLineParser(formatter_class=_DefaultsHelp, **parser_kwargs)
     types = typing.get_type_hints(cls)
     for f in dataclasses.fields(cls):
         meta = dict(f.metadata)

@@ -74,3 +74,6 @@ def test_dataclass_parser_reads_every_field(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "--games GAMES an int (default: 10)" in text and "--game GAME a choice (default: backgammon)" in text
     assert "name a positional" in text
+    # no "(default: None)" / "(default: False)" where there is nothing to show
+    assert "--out OUT an optional string" in text and "an optional string (default" not in text
+    assert "a switch (default" not in text
