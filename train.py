@@ -76,7 +76,9 @@ class Args:
                                         "position the dice gave) or one-ply (the expectation over all 21 "
                                         "rolls of the next side's best play; about 3.5x fewer plies per CPU-second)")
     target_prune: int = option(3, help="one-ply backgammon: score each roll's K best plays by pubeval "
-                                       "with the network (0 = every play)")
+                                       "with the network (0 = every play); 3 misses the net's own best play "
+                                       "on one contact roll in six, 8 on one in twenty at about twice the "
+                                       "cost (scripts/target_filter.py)")
     starts: str = option("", help="a .npy file of start positions (N, 28) int8, each seen by its side on "
                                   "roll: every game starts from one drawn at random instead of the opening "
                                   "(a race net's races: scripts/train_race.py); not with --actors")

@@ -55,3 +55,11 @@ SHIPPED=checkpoints/backgammon.safetensors
 python evaluate.py benchmark $SHIPPED $SHIPPED+race --json $OUT/benchmark_race.json
 python evaluate.py $SHIPPED+race $SHIPPED --games $GAMES --seed 1501 --no-progress --json $OUT/duel_race.json
 python evaluate.py $SHIPPED+race gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/race_vs_gnubg0.json
+
+# L6: the one-ply run forked at 577,160 games with --target-prune 8 (docs/strength_levers.md "L6"),
+# against the fork's start (the K = 3 run at 577,160 games) and gnubg 0-ply
+L6=checkpoints/levers/backgammon-v3-prune8-675k.safetensors
+K3=checkpoints/levers/backgammon-v3-oneply-577k.safetensors
+python evaluate.py benchmark $L6 $K3 $SHIPPED --json $OUT/benchmark_prune8.json
+python evaluate.py $L6 $K3 --games $GAMES --seed 1601 --no-progress --json $OUT/duel_prune8.json
+python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/prune8_vs_gnubg0.json
