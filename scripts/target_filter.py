@@ -74,8 +74,12 @@ def main(argv: list[str]) -> int:
         for k in ks:
             v, roll, cpu = replies(k)
             miss, gap = (roll_all - roll) > 1e-9, v_all - v
-            print(f"{k:2d}  {miss.mean():6.3f} ({miss[contact].mean():.3f}, {miss[~contact].mean():.3f})"
-                  f"          {gap.mean():.4f} ({gap[contact].mean():.4f}, {gap[~contact].mean():.4f})"
+
+            def mean(x, digits):  # "-" for a class with no positions in the sample
+                return f"{x.mean():.{digits}f}" if x.size else "-"
+
+            print(f"{k:2d}  {miss.mean():6.3f} ({mean(miss[contact], 3)}, {mean(miss[~contact], 3)})"
+                  f"          {gap.mean():.4f} ({mean(gap[contact], 4)}, {mean(gap[~contact], 4)})"
                   f"          {(gap > 0.01).mean():6.3f}  {cpu:6.2f}")
         return 0
 

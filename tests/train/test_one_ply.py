@@ -106,3 +106,31 @@ def test_lambda_returns_start_from_a_final_value_given_apart():
     out = lambda_returns("backgammon", values, np.array([3]), 0.25, final)
     np.testing.assert_allclose(out[0, 2], final[0])
     np.testing.assert_allclose(out[0, 1], flip_probs("backgammon", 0.75 * values[0, 2] + 0.25 * final[0]))
+
+
+def test_target_filter_script_reports_what_each_prune_loses(tmp_path):
+    """scripts/target_filter.py: one row per K, shares in [0, 1], V1 never above the all-plays V1."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from model.net.checkpoint import save
+    from tests.helpers import ROOT
+
+    path = tmp_path / "net.pt"
+    save(path, _net("backgammon", seed=3))
+    proc = subprocess.run([sys.executable, str(ROOT / "scripts" / "target_filter.py"), str(path), "--k", "1,3",
+                           "--positions", "60"], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          check=False, env={**os.environ, "PYTHONPATH": str(ROOT), "OMP_NUM_THREADS": "1"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line.split() for line in proc.stdout.splitlines() if re.match(r"\s*\d+\s+\d\.\d{3}\s", line)]
+    assert [r[0] for r in rows] == ["1", "3"]
+    for r in rows:
+        missed, gap, over = float(r[1]), float(r[4]), float(r[7])
+        assert 0 <= missed <= 1 and gap >= 0 and 0 <= over <= 1
+    assert float(rows[0][1]) > 0  # pubeval's single best play often is not a random net's best
+    bad = subprocess.run([sys.executable, str(ROOT / "scripts" / "target_filter.py"), str(path), "--k", "x"],
+                         capture_output=True, text=True, timeout=60, cwd=ROOT, check=False,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
