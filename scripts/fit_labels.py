@@ -1,0 +1,100 @@
+"""Fit a run's net to labelled positions (scripts/two_ply_labels.py's chunks) and write it as a new run.
+
+    python scripts/fit_labels.py checkpoints/resume/backgammon-v3-prune8 runs/labels runs/distilled --epochs 4
+
+Supervised distillation of the look-ahead into the 0-ply net: the run's last.pt (weights and Adam
+state) is fitted by the TD learner's own loss (mean squared error of the outcome probabilities,
+model/train/td.py TDLearner) to the labels, ``--epochs`` passes in random minibatches. The last
+``--holdout`` share of the chunks is kept out and scored before and after each epoch: the mean
+squared error against the labels and the mean absolute cubeless-equity gap, so one sees how much of
+the look-ahead the net took in without fitting noise. The new run keeps the old one's settings,
+games and actor state (``train.py --run-dir NEW --resume`` goes on with self-play) and records the
+fit in ``made_by``. Nothing of gnubg's enters: the labels are the net's own look-ahead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("run_dir", help="the run whose last.pt is fitted (read, not changed)")
+    parser.add_argument("labels", help="folder of chunk_*.npz label files")
+    parser.add_argument("new_run_dir", help="where the fitted run's last.pt is written (must not exist)")
+    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--lr", type=float, default=3e-5, help="Adam learning rate of the fit (default 3e-5)")
+    parser.add_argument("--batch-size", type=int, default=1024)
+    parser.add_argument("--holdout", type=float, default=0.05, help="share of the chunks kept out (default 0.05)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import numpy as np
+    import torch
+
+    from engine.tools.cli import UsageError, run_main
+    from model.net.checkpoint import CheckpointError, load_net, save
+    from model.net.equity import cubeless_equity
+    from model.train.td import TDLearner
+
+    def run(_argv) -> int:
+        if args.epochs <= 0 or args.lr <= 0 or args.batch_size <= 0 or not 0 <= args.holdout < 1:
+            raise UsageError("--epochs, --lr and --batch-size must be positive, --holdout in [0, 1)")
+        src, dst = Path(args.run_dir) / "last.pt", Path(args.new_run_dir)
+        if dst.exists():
+            raise UsageError(f"{dst} exists; choose a new run directory")
+        files = sorted(Path(args.labels).glob("chunk_*.npz"))
+        if not files:
+            raise UsageError(f"no chunk_*.npz files in {args.labels}")
+        try:
+            net, blob = load_net(src, None, "cpu", backend="torch")
+        except CheckpointError as err:
+            raise UsageError(f"cannot read {src}: {err}") from None
+        game = net.config.game
+        torch.set_num_threads(1)
+        held = round(len(files) * args.holdout)
+        parts = [np.load(f) for f in files]
+        pos = np.concatenate([p["positions"] for p in parts])
+        tgt = np.concatenate([p["targets"] for p in parts]).astype(np.float32)
+        if tgt.shape[1] != net.config.outputs:
+            raise UsageError(f"the labels have {tgt.shape[1]} outputs, the net {net.config.outputs}")
+        split = len(pos) - sum(len(p["positions"]) for p in parts[len(parts) - held :]) if held else len(pos)
+        train_pos, train_tgt, test_pos, test_tgt = pos[:split], tgt[:split], pos[split:], tgt[split:]
+        learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, seed=args.seed)
+        if blob.get("optimizer"):
+            learner.opt.load_state_dict(blob["optimizer"])
+        for group in learner.opt.param_groups:
+            group["lr"] = args.lr
+
+        def score(tag: str) -> None:
+            if not len(test_pos):
+                return
+            got = net.probabilities(test_pos)
+            mse = float(((got - test_tgt) ** 2).sum(axis=1).mean())
+            gap = float(np.abs(cubeless_equity(game, got) - cubeless_equity(game, test_tgt.astype(np.float64))).mean())
+            print(f"{tag}: held-out {len(test_pos)} positions, squared error {mse:.5f}, equity gap {gap:.4f}",
+                  flush=True)
+
+        print(f"{len(train_pos)} positions to fit, {len(test_pos)} held out ({held} of {len(files)} chunks)")
+        score("before")
+        for epoch in range(1, args.epochs + 1):
+            loss = learner.update(train_pos, train_tgt)["loss"]
+            score(f"epoch {epoch} (training loss {loss:.5f})")
+        made = dict(blob.get("made_by") or {})
+        made["fitted"] = (f"{args.epochs} epochs at lr {args.lr} on {len(train_pos)} labelled positions of "
+                          f"{args.labels} at {blob['games']} games (scripts/fit_labels.py)")
+        dst.mkdir(parents=True)
+        save(dst / "last.pt", net, games=blob["games"], optimizer=learner.opt, train_state=blob["train_state"],
+             args=blob["args"], made_by=made)
+        print(f"wrote {dst / 'last.pt'}")
+        return 0
+
+    return run_main("fit_labels.py", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
