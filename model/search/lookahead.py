@@ -8,7 +8,7 @@ For a position S with side X on roll, the n-ply probabilities (X's view) are
 
 where best_r is the play X would make with roll r, chosen by 0-ply equity (as gnubg does inside its
 search: the move at an inner node is picked by the quick evaluation and then looked at more deeply).
-A finished game scores its exact result. Every level is one legal_plays call and one network call
+A finished game scores its exact result. Every level is one move-generator call and one network call
 for the whole frontier: positions x rolls.
 
 Which candidates of a root position are looked at that deeply (a move filter in the spirit of
@@ -23,34 +23,35 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import CHECKERS, OFF, flip, winner_score
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
 from model.players.base import group_argmax
 from model.players.net_player import child_probabilities
+from model.search.luck import roll_plays
 
 
-def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu") -> np.ndarray:
-    """n-ply probabilities (B, K) of positions (B, 28), each for its side on roll."""
+def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu", prune: int = 0) -> np.ndarray:
+    """n-ply probabilities (B, K) of positions (B, 28), each for its side on roll. ``prune`` = K > 0
+    (backgammon): each roll's best play is chosen among the K that pubeval scores highest, at every
+    level (model/search/luck.py's ``roll_plays``), instead of among every legal play."""
     game = net.config.game
     positions = np.asarray(positions, dtype=np.int8)
     if plies <= 0 or len(positions) == 0:
         return net.probabilities(positions, device)
     n = len(positions)
     rolls = len(ALL_ROLLS)
-    frontier = np.repeat(positions, rolls, axis=0)  # (B*21, 28)
-    dice = np.tile(ALL_ROLLS, (n, 1))
-    children, parent = legal_plays(game, frontier, dice)
+    children, parent = roll_plays(game, positions, prune)  # rows position * 21 + roll
     probs = child_probabilities(net, children, device)  # mover's view
-    best = group_argmax(cubeless_equity(game, probs), parent, len(frontier))
+    best = group_argmax(cubeless_equity(game, probs), parent, n * rolls)
     chosen = children[best]
     done = chosen[:, OFF] == CHECKERS
-    value = np.empty((len(frontier), probs.shape[1]))
+    value = np.empty((n * rolls, probs.shape[1]))
     value[done] = outcome_targets(game, winner_score(game, chosen[done]))
     if (~done).any():
         if plies == 1:
             value[~done] = probs[best[~done]]
         else:
-            deeper = evaluate_positions(net, flip(game, chosen[~done]), plies - 1, device)
+            deeper = evaluate_positions(net, flip(game, chosen[~done]), plies - 1, device, prune)
             value[~done] = flip_probs(game, deeper)
     weights = np.tile(ROLL_WEIGHTS, n)[:, None]
     return (value * weights).reshape(n, rolls, -1).sum(axis=1)

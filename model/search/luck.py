@@ -31,7 +31,7 @@ from functools import lru_cache
 import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_BAR, has_contact
-from engine.movegen import ALL_ROLLS
+from engine.movegen import ALL_ROLLS, legal_plays
 from engine.rules import single_die_moves
 from model.players.pubeval import _flat_tables
 
@@ -238,3 +238,14 @@ def luck_plays(game: str, positions: np.ndarray, k: int, beam: int = 6):
 
 
 __all__ = ["luck_plays", "scores", "top_distinct"]
+
+
+def roll_plays(game: str, positions: np.ndarray, prune: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(children, row): the plays of each of the 21 rolls from each of ``positions`` (B, 28), rows
+    position * 21 + roll (ALL_ROLLS order): every legal play, or with ``prune`` = K > 0 (backgammon)
+    ``luck_plays``' K that pubeval scores highest. The one-ply target and the pruned look-ahead
+    (model/train/one_ply.py, model/search/lookahead.py) take their candidates here."""
+    if prune > 0 and game == "backgammon":
+        return luck_plays(game, positions, prune)
+    frontier = np.repeat(positions, ROLLS, axis=0)
+    return legal_plays(game, frontier, np.tile(ALL_ROLLS, (len(positions), 1)))

@@ -23,10 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.equity import cubeless_equity
 from model.players.base import group_argmax
 from model.players.net_player import child_probabilities
+from model.search.luck import roll_plays
 
 ROLLS = len(ALL_ROLLS)
 _NON_DOUBLES = np.flatnonzero(ALL_ROLLS[:, 0] != ALL_ROLLS[:, 1])
@@ -54,13 +55,7 @@ def best_replies(evaluator, game: str, positions: np.ndarray, prune: int = 0, de
     model/search/luck.py's ``luck_plays`` (the rollouts' variance reduction uses the same) without
     generating every legal play; K plays of a double are the best a beam search finds. 0: every play."""
     n = len(positions)
-    if prune > 0 and game == "backgammon":
-        from model.search.luck import luck_plays
-
-        children, row = luck_plays(game, positions, prune)
-    else:
-        frontier = np.repeat(positions, ROLLS, axis=0)
-        children, row = legal_plays(game, frontier, np.tile(ALL_ROLLS, (n, 1)))
+    children, row = roll_plays(game, positions, prune)
     probs = child_probabilities(evaluator, children, device)
     best = group_argmax(cubeless_equity(game, probs), row, n * ROLLS)
     return Replies(children, row, best, probs[best])

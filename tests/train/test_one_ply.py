@@ -28,6 +28,10 @@ def test_the_expectation_over_all_plays_is_the_one_ply_look_ahead(game):
     positions, _ = random_positions(game, 40, seed=3)
     v1 = best_replies(net, game, positions, prune=0).expectation()
     np.testing.assert_allclose(v1, evaluate_positions(net, positions, 1), atol=1e-6)
+    if game == "backgammon":  # pruned alike: the look-ahead's prune is the one-ply target's
+        v1 = best_replies(net, game, positions, prune=3).expectation()
+        np.testing.assert_allclose(v1, evaluate_positions(net, positions, 1, prune=3), atol=1e-6)
+        assert not np.allclose(v1, evaluate_positions(net, positions, 1), atol=1e-6)
 
 
 def test_pruning_scores_fewer_plays_and_keeps_the_chosen_plays_legal():

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import numpy as np
 import torch
 
@@ -14,14 +10,11 @@ from model.net.checkpoint import load_net, save
 from model.net.evaluator import ExactEndgames
 from model.net.network import NetConfig, OutcomeNet
 from model.search.lookahead import evaluate_positions
-from tests.helpers import ROOT
-
-ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+from tests.helpers import ROOT, run_script
 
 
-def label(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "two_ply_labels.py"), *map(str, args)],
-                          capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
+def label(*args):
+    return run_script("two_ply_labels.py", *args)
 
 
 def test_labels_are_the_two_ply_look_ahead_and_chunks_resume(tmp_path):
