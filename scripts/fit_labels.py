@@ -58,12 +58,16 @@ def main(argv: list[str]) -> int:
         torch.set_num_threads(1)
         held = round(len(files) * args.holdout)
         parts = [np.load(f) for f in files]
-        pos = np.concatenate([p["positions"] for p in parts])
-        tgt = np.concatenate([p["targets"] for p in parts]).astype(np.float32)
-        if tgt.shape[1] != net.config.outputs:
-            raise UsageError(f"the labels have {tgt.shape[1]} outputs, the net {net.config.outputs}")
-        split = len(pos) - sum(len(p["positions"]) for p in parts[len(parts) - held :]) if held else len(pos)
-        train_pos, train_tgt, test_pos, test_tgt = pos[:split], tgt[:split], pos[split:], tgt[split:]
+
+        def joined(chunks, key):
+            return np.concatenate([p[key] for p in chunks]) if chunks else np.zeros((0, *parts[0][key].shape[1:]))
+
+        fit_parts, held_parts = parts[: len(parts) - held], parts[len(parts) - held :]
+        train_pos, test_pos = joined(fit_parts, "positions"), joined(held_parts, "positions")
+        train_tgt = joined(fit_parts, "targets").astype(np.float32)
+        test_tgt = joined(held_parts, "targets").astype(np.float32)
+        if train_tgt.shape[1] != net.config.outputs:
+            raise UsageError(f"the labels have {train_tgt.shape[1]} outputs, the net {net.config.outputs}")
         learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, seed=args.seed)
         if blob.get("optimizer"):
             learner.opt.load_state_dict(blob["optimizer"])

@@ -6,6 +6,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,13 @@ from engine.formats.matreplay import replay_match
 
 ROOT = Path(__file__).resolve().parent.parent
 """The repository root (where ``python -m ...`` runs from)."""
+
+
+def run_script(name: str, *args, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``python scripts/NAME ARGS...`` from the repository root, one BLAS thread, output captured."""
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / name), *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=timeout, cwd=ROOT, check=False)
 
 
 def save_tiny_checkpoints(folder: Path, hidden: tuple[int, ...] = (8,), seed: int = 0) -> dict[str, Path]:

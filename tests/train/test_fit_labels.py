@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import torch
@@ -13,14 +10,11 @@ import torch
 from engine.tools.sample import random_positions
 from model.net.checkpoint import read, save
 from model.net.network import NetConfig, OutcomeNet
-from tests.helpers import ROOT
-
-ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
+from tests.helpers import run_script
 
 
-def fit(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "fit_labels.py"), *map(str, args)],
-                          capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
+def fit(*args):
+    return run_script("fit_labels.py", *args)
 
 
 def test_a_fitted_net_moves_toward_held_out_labels(tmp_path):

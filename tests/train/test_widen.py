@@ -10,15 +10,14 @@ import numpy as np
 
 from engine.tools.sample import random_positions
 from model.net.checkpoint import load_net, read
-from tests.helpers import ROOT
+from tests.helpers import ROOT, run_script
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
 NARDI_RUN = ROOT / "checkpoints" / "resume" / "nardi" / "last.pt"  # the shipped nardi run
 
 
-def script(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / "widen_run.py"), *map(str, args)],
-                          capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
+def script(*args):
+    return run_script("widen_run.py", *args)
 
 
 def test_a_widened_run_plays_as_before_and_trains_on(tmp_path):
