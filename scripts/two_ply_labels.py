@@ -21,6 +21,13 @@ on roll's view; ``targets`` (n, K) float32, that side's outcome probabilities; `
 written atomically. Run it again with the same OUT to go on: it counts the chunks there and draws the
 next ones from seeds that follow (chunk i uses ``--seed`` + i), so the labels are the same however the
 job was cut. Backgammon and nardi (nardi has no pubeval filter: every play, slow).
+
+``--siblings K``: instead of the sampled position itself, label the candidate plays of one random
+roll from it, the net's K best at 0-ply within ``--margin`` of its best (lookahead.move_filter), each
+as the position after the play with the opponent on roll. The net picks a play by comparing exactly
+such siblings, so these are the positions where its 0-ply errors cost equity; a position with one
+candidate gives one label. The chunks then also hold ``parents`` (m, 28) and ``dice`` (m, 2), the
+sampled positions and their rolls, and ``group`` (n,), the row of ``parents`` each label's play came from.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import argparse
 import os
 import sys
 import tempfile
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -42,6 +50,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--chunk", type=int, default=2_000, help="positions per chunk file (default 2000)")
     parser.add_argument("--prune", type=int, default=8, help="pubeval's K best plays a roll (0 = every play)")
     parser.add_argument("--every", type=int, default=4, help="keep one position on roll in this many (default 4)")
+    parser.add_argument("--siblings", type=int, default=0,
+                        help="label the K best candidate plays of a random roll instead of the position (0: off)")
+    parser.add_argument("--margin", type=float, default=0.16,
+                        help="with --siblings: candidates within this equity of the net's best (default 0.16)")
     parser.add_argument("--parallel-games", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
@@ -50,9 +62,13 @@ def main(argv: list[str]) -> int:
     from tqdm import tqdm
 
     from engine.tools.cli import UsageError, run_main
+    from engine.board import CHECKERS, OFF, flip
+    from engine.movegen import legal_plays
     from model.net.bearoff import bearoff_mask
+    from model.net.equity import cubeless_equity
     from model.net.checkpoint import load_net
-    from model.search.lookahead import evaluate_positions
+    from model.players.net_player import child_probabilities
+    from model.search.lookahead import evaluate_positions, move_filter
     from model.train.td import SelfPlayActor
 
     def write(path: Path, **arrays) -> None:
@@ -61,10 +77,26 @@ def main(argv: list[str]) -> int:
             np.savez(f, **arrays)
         os.replace(tmp, path)
 
+    def siblings(evaluator, pos, dice):
+        """(positions, parent): the positions after the net's best candidate plays of ``dice`` from
+        each of ``pos`` (move_filter on 0-ply cubeless equity), opponent on roll, finished games and
+        bear-offs left out; ``parent`` indexes ``pos``."""
+        game = evaluator.config.game
+        children, parent = legal_plays(game, pos, dice)
+        util = cubeless_equity(game, child_probabilities(evaluator, children))
+        starts = np.searchsorted(parent, np.arange(len(pos) + 1))
+        keep = np.concatenate([a + move_filter(util[a:b], args.siblings, args.margin)
+                               for a, b in pairwise(starts) if b > a])
+        out = flip(game, children[keep])
+        alive = (children[keep][:, OFF] < CHECKERS) & ~bearoff_mask(game, out)
+        return out[alive], parent[keep][alive]
+
     def run(_argv) -> int:
         for name in ("positions", "chunk", "every", "parallel_games"):
             if getattr(args, name) <= 0:
                 raise UsageError(f"--{name.replace('_', '-')} must be positive")
+        if args.siblings < 0 or args.margin < 0:
+            raise UsageError("--siblings and --margin must be 0 or more")
         if args.prune < 0:
             raise UsageError("--prune must be 0 or more")
         try:
@@ -82,11 +114,19 @@ def main(argv: list[str]) -> int:
                                   prune=args.prune, exact_endgames=True)
             rng = np.random.default_rng(args.seed + i)
             got, count, games = [], 0, 0
+            family = {"parents": [], "dice": [], "group": []}  # --siblings: where each label came from
             while count < args.chunk:
                 pos = actor.table.pos
                 keep = (rng.random(len(pos)) < 1.0 / args.every) & ~bearoff_mask(game, pos)
-                got.append(pos[keep].copy())
-                count += int(keep.sum())
+                picked = pos[keep].copy()
+                if args.siblings and keep.any():
+                    dice = rng.integers(1, 7, size=(len(picked), 2))
+                    picked, parent = siblings(actor.evaluator, picked, dice)
+                    family["group"].append(parent + sum(len(p) for p in family["parents"]))
+                    family["parents"].append(pos[keep].copy())
+                    family["dice"].append(dice)
+                got.append(picked)
+                count += len(picked)
                 _, ended, _ = actor.table.end_turn(np.arange(actor.n), actor._step())
                 games += int(ended.sum())
                 if ended.any():
@@ -94,7 +134,12 @@ def main(argv: list[str]) -> int:
             pos = np.concatenate(got)[: args.chunk]
             targets = np.concatenate([evaluate_positions(actor.evaluator, pos[s : s + 256], 2, prune=args.prune)
                                       for s in range(0, len(pos), 256)]).astype(np.float32)
-            write(out / f"chunk_{i:05d}.npz", positions=pos, targets=targets, games=games, prune=args.prune)
+            extra = {}
+            if args.siblings:
+                extra = {name: np.concatenate(family[name]) for name in family}
+                extra["group"] = extra["group"][: len(pos)]
+            write(out / f"chunk_{i:05d}.npz", positions=pos, targets=targets, games=games, prune=args.prune,
+                  siblings=args.siblings, **extra)
             bar.update(len(pos))
         bar.close()
         print(f"{out}: {chunks} chunks of {args.chunk} positions")

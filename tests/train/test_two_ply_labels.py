@@ -5,8 +5,11 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from engine.board import CHECKERS, OFF, flip
+from engine.movegen import legal_plays
 from model.net.bearoff import bearoff_mask
 from model.net.checkpoint import load_net, save
+from model.net.equity import cubeless_equity, flip_probs
 from model.net.evaluator import ExactEndgames
 from model.net.network import NetConfig, OutcomeNet
 from model.search.lookahead import evaluate_positions
@@ -47,3 +50,30 @@ def test_bad_settings_get_one_line(tmp_path):
                        ((tmp_path / "missing.pt", tmp_path), "cannot load")]:
         proc = label(*args)
         assert proc.returncode == 2 and says in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_siblings_are_the_nets_best_plays_of_the_rolled_dice(tmp_path):
+    torch.manual_seed(5)
+    path = tmp_path / "net.pt"
+    save(path, OutcomeNet(NetConfig("backgammon", hidden=(8,))))
+    proc = label(path, tmp_path / "s", "--positions", 30, "--chunk", 30, "--parallel-games", 8, "--every", 2,
+                 "--prune", 0, "--siblings", 3, "--margin", 0.05, "--seed", 7)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    chunk = np.load(tmp_path / "s" / "chunk_00000.npz")
+    pos, group, parents, dice = chunk["positions"], chunk["group"], chunk["parents"], chunk["dice"]
+    assert len(pos) == len(group) == 30 and np.all(np.diff(group) >= 0)
+    net, _ = load_net(path)
+    np.testing.assert_allclose(chunk["targets"], evaluate_positions(ExactEndgames(net), pos, 2), atol=1e-5)
+    sizes = []
+    for g in np.unique(group)[:-1]:  # the last family may be cut by the chunk's end
+        # one position at a time: every play of its dice, ranked by the net's cubeless equity
+        kids, _ = legal_plays("backgammon", parents[g : g + 1], dice[g : g + 1])
+        util = cubeless_equity("backgammon", flip_probs("backgammon", ExactEndgames(net).probabilities(
+            flip("backgammon", kids))))
+        order = np.argsort(-util, kind="stable")
+        best = [j for j in order[:3] if util[j] >= util[order[0]] - 0.05 and kids[j, OFF] < CHECKERS]
+        want = flip("backgammon", kids[best])
+        want = want[~bearoff_mask("backgammon", want)]
+        assert np.array_equal(pos[group == g], want)
+        sizes.append(len(want))
+    assert max(sizes) > 1  # some rolls had close candidates
