@@ -1,13 +1,16 @@
 """Fit a run's net to labelled positions (scripts/two_ply_labels.py's chunks) and write it as a new run.
 
-    python scripts/fit_labels.py checkpoints/resume/backgammon-v3-prune8 runs/labels runs/distilled --epochs 4
+    python scripts/fit_labels.py checkpoints/resume/backgammon-v3-prune8 runs/labels [runs/more ...] runs/distilled --epochs 4
 
 Supervised distillation of the look-ahead into the 0-ply net: the run's last.pt (weights and Adam
 state) is fitted by the TD learner's own loss (mean squared error of the outcome probabilities,
-model/train/td.py TDLearner) to the labels, ``--epochs`` passes in random minibatches. The last
-``--holdout`` share of the chunks is kept out and scored before and after each epoch: the mean
-squared error against the labels and the mean absolute cubeless-equity gap, so one sees how much of
-the look-ahead the net took in without fitting noise. The new run keeps the old one's settings,
+model/train/td.py TDLearner) to the labels of one or more folders, ``--epochs`` passes in random minibatches. The last
+``--holdout`` share of each folder's chunks is kept out and scored before and after each epoch: the
+mean squared error against the labels and the mean absolute cubeless-equity gap, so one sees how much
+of the look-ahead the net took in without fitting noise. For chunks made with ``--siblings`` (labels
+in families of candidate plays of one roll) also the choice error: the labels' equity lost, x 1000,
+by playing the candidate the net ranks best instead of the one the labels rank best, over families
+of two or more (0-ply judged by the look-ahead that labelled them, on the positions where it counts). The new run keeps the old one's settings,
 games and actor state (``train.py --run-dir NEW --resume`` goes on with self-play) and records the
 fit in ``made_by``. Nothing of gnubg's enters: the labels are the net's own look-ahead.
 """
@@ -24,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", help="the run whose last.pt is fitted (read, not changed)")
-    parser.add_argument("labels", help="folder of chunk_*.npz label files")
+    parser.add_argument("labels", nargs="+", help="folders of chunk_*.npz label files")
     parser.add_argument("new_run_dir", help="where the fitted run's last.pt is written (must not exist)")
     parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--lr", type=float, default=3e-5, help="Adam learning rate of the fit (default 3e-5)")
@@ -47,25 +50,27 @@ def main(argv: list[str]) -> int:
         src, dst = Path(args.run_dir) / "last.pt", Path(args.new_run_dir)
         if dst.exists():
             raise UsageError(f"{dst} exists; choose a new run directory")
-        files = sorted(Path(args.labels).glob("chunk_*.npz"))
-        if not files:
-            raise UsageError(f"no chunk_*.npz files in {args.labels}")
+        folders = [sorted(Path(folder).glob("chunk_*.npz")) for folder in args.labels]
+        for folder, files in zip(args.labels, folders, strict=True):
+            if not files:
+                raise UsageError(f"no chunk_*.npz files in {folder}")
         try:
             net, blob = load_net(src, None, "cpu", backend="torch")
         except CheckpointError as err:
             raise UsageError(f"cannot read {src}: {err}") from None
         game = net.config.game
         torch.set_num_threads(1)
-        held = round(len(files) * args.holdout)
-        parts = [np.load(f) for f in files]
-
-        def joined(chunks, key):
-            return np.concatenate([p[key] for p in chunks]) if chunks else np.zeros((0, *parts[0][key].shape[1:]))
-
-        fit_parts, held_parts = parts[: len(parts) - held], parts[len(parts) - held :]
-        train_pos, test_pos = joined(fit_parts, "positions"), joined(held_parts, "positions")
-        train_tgt = joined(fit_parts, "targets").astype(np.float32)
-        test_tgt = joined(held_parts, "targets").astype(np.float32)
+        fit_parts, tests = [], []
+        for folder, files in zip(args.labels, folders, strict=True):
+            held = round(len(files) * args.holdout)
+            parts = [np.load(f) for f in files]
+            fit_parts += parts[: len(parts) - held]
+            if held:
+                tests.append((folder, held, len(files), parts[len(parts) - held :]))
+        if not fit_parts:
+            raise UsageError("--holdout leaves no chunk to fit")
+        train_pos = np.concatenate([p["positions"] for p in fit_parts])
+        train_tgt = np.concatenate([p["targets"] for p in fit_parts]).astype(np.float32)
         if train_tgt.shape[1] != net.config.outputs:
             raise UsageError(f"the labels have {train_tgt.shape[1]} outputs, the net {net.config.outputs}")
         learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, seed=args.seed)
@@ -74,23 +79,46 @@ def main(argv: list[str]) -> int:
         for group in learner.opt.param_groups:
             group["lr"] = args.lr
 
-        def score(tag: str) -> None:
-            if not len(test_pos):
-                return
-            got = net.probabilities(test_pos)
-            mse = float(((got - test_tgt) ** 2).sum(axis=1).mean())
-            gap = float(np.abs(cubeless_equity(game, got) - cubeless_equity(game, test_tgt.astype(np.float64))).mean())
-            print(f"{tag}: held-out {len(test_pos)} positions, squared error {mse:.5f}, equity gap {gap:.4f}",
-                  flush=True)
+        def choice_error(chunk, got) -> tuple[float, int]:
+            """Equity x 1000 the net's pick among each family of candidates loses by the labels, and
+            how many families of two or more (the labels: opponent on roll, so the lowest is best)."""
+            label = cubeless_equity(game, chunk["targets"].astype(np.float64))
+            mine = cubeless_equity(game, got)
+            lost, n = [], 0
+            for g in np.unique(chunk["group"]):
+                rows = np.flatnonzero(chunk["group"] == g)
+                if len(rows) > 1:
+                    lost.append(label[rows[np.argmin(mine[rows])]] - label[rows].min())
+                    n += 1
+            return 1000 * float(np.mean(lost)) if lost else 0.0, n
 
-        print(f"{len(train_pos)} positions to fit, {len(test_pos)} held out ({held} of {len(files)} chunks)")
+        def score(tag: str) -> None:
+            for folder, held, total, chunks in tests:
+                pos = np.concatenate([c["positions"] for c in chunks])
+                want = np.concatenate([c["targets"] for c in chunks]).astype(np.float64)
+                got = net.probabilities(pos)
+                mse = float(((got - want) ** 2).sum(axis=1).mean())
+                gap = float(np.abs(cubeless_equity(game, got) - cubeless_equity(game, want)).mean())
+                line = (f"{tag}: {folder}: held-out {len(pos)} positions ({held} of {total} chunks), "
+                        f"squared error {mse:.5f}, equity gap {gap:.4f}")
+                if all("group" in c for c in chunks):
+                    errors, start = [], 0
+                    for c in chunks:
+                        errors.append(choice_error(c, got[start : start + len(c["positions"])]))
+                        start += len(c["positions"])
+                    families = sum(n for _, n in errors)
+                    mean = sum(e * n for e, n in errors) / max(families, 1)
+                    line += f", choice error {mean:.2f} over {families} families"
+                print(line, flush=True)
+
+        print(f"{len(train_pos)} positions to fit, {sum(len(c['positions']) for t in tests for c in t[3])} held out")
         score("before")
         for epoch in range(1, args.epochs + 1):
             loss = learner.update(train_pos, train_tgt)["loss"]
             score(f"epoch {epoch} (training loss {loss:.5f})")
         made = dict(blob.get("made_by") or {})
         made["fitted"] = (f"{args.epochs} epochs at lr {args.lr} on {len(train_pos)} labelled positions of "
-                          f"{args.labels} at {blob['games']} games (scripts/fit_labels.py)")
+                          f"{' '.join(args.labels)} at {blob['games']} games (scripts/fit_labels.py)")
         dst.mkdir(parents=True)
         save(dst / "last.pt", net, games=blob["games"], optimizer=learner.opt, train_state=blob["train_state"],
              args=blob["args"], made_by=made)
