@@ -10,9 +10,11 @@ mean squared error against the labels and the mean absolute cubeless-equity gap,
 of the look-ahead the net took in without fitting noise. For chunks made with ``--siblings`` (labels
 in families of candidate plays of one roll) also the choice error: the labels' equity lost, x 1000,
 by playing the candidate the net ranks best instead of the one the labels rank best, over families
-of two or more (0-ply judged by the look-ahead that labelled them, on the positions where it counts). The new run keeps the old one's settings,
-games and actor state (``train.py --run-dir NEW --resume`` goes on with self-play) and records the
-fit in ``made_by``. Nothing of gnubg's enters: the labels are the net's own look-ahead.
+of two or more (0-ply judged by the look-ahead that labelled them, on the positions where it counts).
+``--rank-weight W`` adds W times a ranking term on those families to the loss (TDLearner.update).
+The new run keeps the old one's settings, games and actor state (``train.py --run-dir NEW --resume``
+goes on with self-play) and records the fit in ``made_by``. Nothing of gnubg's enters: the labels
+are the net's own look-ahead.
 """
 
 from __future__ import annotations
@@ -33,6 +35,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--lr", type=float, default=3e-5, help="Adam learning rate of the fit (default 3e-5)")
     parser.add_argument("--batch-size", type=int, default=1024)
     parser.add_argument("--holdout", type=float, default=0.05, help="share of the chunks kept out (default 0.05)")
+    parser.add_argument("--rank-weight", type=float, default=0.0,
+                        help="weight of the ranking term on sibling families (TDLearner.update; default 0: off)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
@@ -47,6 +51,8 @@ def main(argv: list[str]) -> int:
     def run(_argv) -> int:
         if args.epochs <= 0 or args.lr <= 0 or args.batch_size <= 0 or not 0 <= args.holdout < 1:
             raise UsageError("--epochs, --lr and --batch-size must be positive, --holdout in [0, 1)")
+        if args.rank_weight < 0:
+            raise UsageError("--rank-weight must be 0 or more")
         src, dst = Path(args.run_dir) / "last.pt", Path(args.new_run_dir)
         if dst.exists():
             raise UsageError(f"{dst} exists; choose a new run directory")
@@ -71,6 +77,14 @@ def main(argv: list[str]) -> int:
             raise UsageError("--holdout leaves no chunk to fit")
         train_pos = np.concatenate([p["positions"] for p in fit_parts])
         train_tgt = np.concatenate([p["targets"] for p in fit_parts]).astype(np.float32)
+        families = None  # sibling chunks: the family of each row; every other row its own
+        if args.rank_weight > 0:
+            ids, start = [], 0
+            for p in fit_parts:
+                n = len(p["positions"])
+                ids.append(start + (p["group"] if "group" in p else np.arange(n)))
+                start = int(ids[-1].max()) + 1 if n else start
+            families = np.concatenate(ids)
         if train_tgt.shape[1] != net.config.outputs:
             raise UsageError(f"the labels have {train_tgt.shape[1]} outputs, the net {net.config.outputs}")
         learner = TDLearner(net, lr=args.lr, batch_size=args.batch_size, seed=args.seed)
@@ -114,10 +128,11 @@ def main(argv: list[str]) -> int:
         print(f"{len(train_pos)} positions to fit, {sum(len(c['positions']) for t in tests for c in t[3])} held out")
         score("before")
         for epoch in range(1, args.epochs + 1):
-            loss = learner.update(train_pos, train_tgt)["loss"]
+            loss = learner.update(train_pos, train_tgt, families, args.rank_weight)["loss"]
             score(f"epoch {epoch} (training loss {loss:.5f})")
         made = dict(blob.get("made_by") or {})
-        made["fitted"] = (f"{args.epochs} epochs at lr {args.lr} on {len(train_pos)} labelled positions of "
+        rank = f", rank weight {args.rank_weight}" if args.rank_weight else ""
+        made["fitted"] = (f"{args.epochs} epochs at lr {args.lr}{rank} on {len(train_pos)} labelled positions of "
                           f"{' '.join(args.labels)} at {blob['games']} games (scripts/fit_labels.py)")
         dst.mkdir(parents=True)
         save(dst / "last.pt", net, games=blob["games"], optimizer=learner.opt, train_state=blob["train_state"],

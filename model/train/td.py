@@ -293,16 +293,32 @@ class TDLearner:
     def weights(self) -> dict:
         return {k: v.detach().cpu().clone() for k, v in self.net.state_dict().items()}
 
-    def update(self, positions: np.ndarray, targets: np.ndarray) -> dict:
-        """One pass over the samples in random minibatches; returns mean loss."""
+    def update(self, positions: np.ndarray, targets: np.ndarray, families: np.ndarray | None = None,
+               rank_weight: float = 0.0) -> dict:
+        """One pass over the samples in random minibatches; returns mean loss. With ``families``
+        (n,) ints, the rows of one family (say the candidate plays of one roll) stay together in a
+        minibatch, and ``rank_weight`` > 0 adds that weight times the squared error of each row's
+        cubeless equity about its family's mean error: the part of the fit that ranks the family."""
         self.net.train()
-        x = torch.from_numpy(encode(self.net.config.game, positions, self.net.config.feature_version)).to(self.device)
+        game = self.net.config.game
+        x = torch.from_numpy(encode(game, positions, self.net.config.feature_version)).to(self.device)
         y = torch.from_numpy(targets).to(self.device)
-        order = torch.randperm(len(x), generator=self.gen).to(self.device)
+        if families is None:
+            order = torch.randperm(len(x), generator=self.gen).to(self.device)
+        else:
+            fam = torch.from_numpy(np.unique(families, return_inverse=True)[1].reshape(-1)).to(self.device)
+            shuffled = torch.randperm(int(fam.max()) + 1 if len(fam) else 0, generator=self.gen).to(self.device)
+            order = torch.argsort(shuffled[fam], stable=True)
         total, batches = 0.0, 0
         for i in range(0, len(x), self.batch_size):
             idx = order[i : i + self.batch_size]
-            loss = torch.nn.functional.mse_loss(self.net(x[idx]), y[idx], reduction="sum") / len(idx)
+            out = self.net(x[idx])
+            loss = torch.nn.functional.mse_loss(out, y[idx], reduction="sum") / len(idx)
+            if families is not None and rank_weight > 0:
+                _, inv, counts = torch.unique(fam[idx], return_inverse=True, return_counts=True)
+                err = cubeless_equity(game, out) - cubeless_equity(game, y[idx])
+                mean = torch.zeros(len(counts), device=err.device).index_add_(0, inv, err) / counts
+                loss = loss + rank_weight * ((err - mean[inv]) ** 2).sum() / len(idx)
             self.opt.zero_grad(set_to_none=True)
             loss.backward()
             self.opt.step()

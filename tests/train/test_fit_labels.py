@@ -73,3 +73,8 @@ def test_sibling_families_get_the_choice_error_of_the_nets_pick(tmp_path):
     mine = cubeless_equity("backgammon", student.probabilities(pos))
     lost = [label[3 * g + np.argmin(mine[3 * g : 3 * g + 3])] - label[3 * g : 3 * g + 3].min() for g in range(100)]
     assert f"choice error {1000 * np.mean(lost):.2f} over 100 families" in before[1]
+    ranked = fit(tmp_path / "run", plain, sib, tmp_path / "ranked", "--epochs", 1, "--holdout", 0.0,
+                 "--rank-weight", 2)
+    assert ranked.returncode == 0, ranked.stderr[-2000:]
+    assert "900 positions to fit, 0 held out" in ranked.stdout
+    assert "rank weight 2.0 on 900" in read(tmp_path / "ranked" / "last.pt")["made_by"]["fitted"]
