@@ -4,10 +4,11 @@
 
 Supervised distillation of the look-ahead into the 0-ply net: the run's last.pt (weights and Adam
 state) is fitted by the TD learner's own loss (mean squared error of the outcome probabilities,
-model/train/td.py TDLearner) to the labels of one or more folders, ``--epochs`` passes in random minibatches. The last
-``--holdout`` share of each folder's chunks is kept out and scored before and after each epoch: the
-mean squared error against the labels and the mean absolute cubeless-equity gap, so one sees how much
-of the look-ahead the net took in without fitting noise. For chunks made with ``--siblings`` (labels
+model/train/td.py TDLearner) to the labels of one or more folders, ``--epochs`` passes in random
+minibatches. The last ``--holdout`` share of each folder's chunks, and every chunk of a ``--test``
+folder, is kept out and scored before and after each epoch: the mean squared error against the
+labels and the mean absolute cubeless-equity gap, so one sees how much of the look-ahead the net
+took in without fitting noise. For chunks made with ``--siblings`` (labels
 in families of candidate plays of one roll) also the choice error: the labels' equity lost, x 1000,
 by playing the candidate the net ranks best instead of the one the labels rank best, over families
 of two or more (0-ply judged by the look-ahead that labelled them, on the positions where it counts).
@@ -37,6 +38,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--holdout", type=float, default=0.05, help="share of the chunks kept out (default 0.05)")
     parser.add_argument("--rank-weight", type=float, default=0.0,
                         help="weight of the ranking term on sibling families (TDLearner.update; default 0: off)")
+    parser.add_argument("--test", action="append", default=[], metavar="DIR",
+                        help="a folder of chunks only scored, never fitted (repeatable)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
@@ -56,8 +59,8 @@ def main(argv: list[str]) -> int:
         src, dst = Path(args.run_dir) / "last.pt", Path(args.new_run_dir)
         if dst.exists():
             raise UsageError(f"{dst} exists; choose a new run directory")
-        folders = [sorted(Path(folder).glob("chunk_*.npz")) for folder in args.labels]
-        for folder, files in zip(args.labels, folders, strict=True):
+        folders = [sorted(Path(folder).glob("chunk_*.npz")) for folder in args.labels + args.test]
+        for folder, files in zip(args.labels + args.test, folders, strict=True):
             if not files:
                 raise UsageError(f"no chunk_*.npz files in {folder}")
         try:
@@ -67,8 +70,8 @@ def main(argv: list[str]) -> int:
         game = net.config.game
         torch.set_num_threads(1)
         fit_parts, tests = [], []
-        for folder, files in zip(args.labels, folders, strict=True):
-            held = round(len(files) * args.holdout)
+        for folder, files in zip(args.labels + args.test, folders, strict=True):
+            held = len(files) if folder in args.test else round(len(files) * args.holdout)
             parts = [np.load(f) for f in files]
             fit_parts += parts[: len(parts) - held]
             if held:

@@ -78,3 +78,7 @@ def test_sibling_families_get_the_choice_error_of_the_nets_pick(tmp_path):
     assert ranked.returncode == 0, ranked.stderr[-2000:]
     assert "900 positions to fit, 0 held out" in ranked.stdout
     assert "rank weight 2.0 on 900" in read(tmp_path / "ranked" / "last.pt")["made_by"]["fitted"]
+    tested = fit(tmp_path / "run", plain, tmp_path / "tested", "--epochs", 1, "--holdout", 0.0, "--test", sib)
+    assert tested.returncode == 0, tested.stderr[-2000:]
+    assert "600 positions to fit, 300 held out" in tested.stdout
+    assert f"before: {sib}: held-out 300 positions (1 of 1 chunks)" in tested.stdout and "choice error" in tested.stdout
