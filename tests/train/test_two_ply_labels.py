@@ -79,15 +79,16 @@ def test_siblings_are_the_nets_best_plays_of_the_rolled_dice(tmp_path):
     assert max(sizes) > 1  # some rolls had close candidates
 
 
-def test_one_ply_labels(tmp_path):
+def test_one_ply_labels_after_a_warm_up(tmp_path):
     torch.manual_seed(6)
     path = tmp_path / "net.pt"
     save(path, OutcomeNet(NetConfig("backgammon", hidden=(8,))))
     proc = label(path, tmp_path / "p", "--positions", 20, "--chunk", 20, "--parallel-games", 8, "--plies", 1,
-                 "--prune", 4, "--seed", 2)
+                 "--prune", 4, "--seed", 2, "--warmup", 10, "--actor", "sample")
     assert proc.returncode == 0, proc.stderr[-2000:]
     chunk = np.load(tmp_path / "p" / "chunk_00000.npz")
     net, _ = load_net(path)
     want = evaluate_positions(ExactEndgames(net), chunk["positions"], 1, prune=4)
     np.testing.assert_allclose(chunk["targets"], want, atol=1e-5)
-    assert int(chunk["plies"]) == 1 and not np.allclose(want, ExactEndgames(net).probabilities(chunk["positions"]))
+    assert int(chunk["plies"]) == 1 and int(chunk["warmup"]) == 10 and str(chunk["actor"]) == "sample"
+    assert not np.allclose(want, ExactEndgames(net).probabilities(chunk["positions"]))
