@@ -63,3 +63,12 @@ K3=checkpoints/levers/backgammon-v3-oneply-577k.safetensors
 python evaluate.py benchmark $L6 $K3 $SHIPPED --json $OUT/benchmark_prune8.json
 python evaluate.py $L6 $K3 --games $GAMES --seed 1601 --no-progress --json $OUT/duel_prune8.json
 python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/prune8_vs_gnubg0.json
+
+# L7: L6 fitted to its own one-ply and two-ply values of the candidate plays it chooses between
+# (docs/strength_levers.md "L7 continued"), against L6, gnubg 0-ply and pubeval
+L7=checkpoints/levers/backgammon-v3-distill-675k.safetensors
+python evaluate.py benchmark $L7 $L6 $SHIPPED --json $OUT/benchmark_distill.json
+python evaluate.py $L7 $L6 --games 20000 --seed 1801 --no-progress --json $OUT/duel_distill_vs_L6_seed1801.json
+python evaluate.py $L7 $L6 --games 20000 --seed 1803 --no-progress --json $OUT/duel_distill_vs_L6_seed1803.json
+python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill_vs_gnubg0.json
+python evaluate.py $L7 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill_vs_pubeval.json
