@@ -72,3 +72,5 @@ python evaluate.py $L7 $L6 --games 20000 --seed 1801 --no-progress --json $OUT/d
 python evaluate.py $L7 $L6 --games 20000 --seed 1803 --no-progress --json $OUT/duel_distill_vs_L6_seed1803.json
 python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill_vs_gnubg0.json
 python evaluate.py $L7 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill_vs_pubeval.json
+python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill_vs_gnubg0_seed1205.json
+python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/prune8_vs_gnubg0_seed1205.json
