@@ -51,6 +51,12 @@ def main(argv: list[str]) -> int:
     from model.net.equity import cubeless_equity
     from model.train.td import TDLearner
 
+    def read_chunk(path: Path) -> dict:
+        """A chunk's arrays, read whole and the file closed (hundreds of chunks stay under the limit
+        of open files)."""
+        with np.load(path) as chunk:
+            return dict(chunk)
+
     def run(_argv) -> int:
         if args.epochs <= 0 or args.lr <= 0 or args.batch_size <= 0 or not 0 <= args.holdout < 1:
             raise UsageError("--epochs, --lr and --batch-size must be positive, --holdout in [0, 1)")
@@ -72,7 +78,7 @@ def main(argv: list[str]) -> int:
         fit_parts, tests = [], []
         for folder, files in zip(args.labels + args.test, folders, strict=True):
             held = len(files) if folder in args.test else round(len(files) * args.holdout)
-            parts = [np.load(f) for f in files]
+            parts = [read_chunk(f) for f in files]
             fit_parts += parts[: len(parts) - held]
             if held:
                 tests.append((folder, held, len(files), parts[len(parts) - held :]))
