@@ -74,3 +74,10 @@ python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1201 --no-progress --jso
 python evaluate.py $L7 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill_vs_pubeval.json
 python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill_vs_gnubg0_seed1205.json
 python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/prune8_vs_gnubg0_seed1205.json
+# nardi: the 883k run fitted to 118k of its own one-ply sibling labels, against the 883k net and 413dfce's
+# (git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors; the 883k net is
+# scripts/export_safetensors.py of checkpoints/resume/nardi-v2/last.pt)
+ND=checkpoints/levers/nardi-v2-distill-883k.safetensors
+python scripts/export_safetensors.py checkpoints/resume/nardi-v2/last.pt /tmp/nardi-883k.safetensors
+python evaluate.py $ND /tmp/nardi-883k.safetensors --game nardi --games $GAMES --seed 203 --no-progress --json $OUT/nardi_distill_vs_883k.json
+python evaluate.py $ND /tmp/nardi-v1.safetensors --game nardi --games $GAMES --seed 201 --no-progress --json $OUT/nardi_distill_vs_v1.json
