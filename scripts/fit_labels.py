@@ -49,6 +49,7 @@ def main(argv: list[str]) -> int:
     from engine.tools.cli import UsageError, run_main
     from model.net.checkpoint import CheckpointError, load_net, save
     from model.net.equity import cubeless_equity
+    from model.players.base import group_argmax
     from model.train.td import TDLearner
 
     def read_chunk(path: Path) -> dict:
@@ -107,13 +108,12 @@ def main(argv: list[str]) -> int:
             how many families of two or more (the labels: opponent on roll, so the lowest is best)."""
             label = cubeless_equity(game, chunk["targets"].astype(np.float64))
             mine = cubeless_equity(game, got)
-            lost, n = [], 0
-            for g in np.unique(chunk["group"]):
-                rows = np.flatnonzero(chunk["group"] == g)
-                if len(rows) > 1:
-                    lost.append(label[rows[np.argmin(mine[rows])]] - label[rows].min())
-                    n += 1
-            return 1000 * float(np.mean(lost)) if lost else 0.0, n
+            _, family, size = np.unique(chunk["group"], return_inverse=True, return_counts=True)
+            pick = group_argmax(-mine, family.reshape(-1), len(size))
+            best = group_argmax(-label, family.reshape(-1), len(size))
+            multi = size > 1
+            lost = label[pick] - label[best]
+            return (1000 * float(lost[multi].mean()) if multi.any() else 0.0), int(multi.sum())
 
         def score(tag: str) -> None:
             for folder, held, total, chunks in tests:
