@@ -49,6 +49,10 @@ from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+LOOK = 64
+"""Positions per look-ahead call: at 2-ply each brings some 3,500 children to score, so 64 keep the
+batches at a few hundred thousand rows (256: 12% more CPU, the temporaries outgrowing memory reuse)."""
+
 
 
 def main(argv: list[str]) -> int:
@@ -151,9 +155,9 @@ def main(argv: list[str]) -> int:
                 if ended.any():
                     actor.table.deal(np.flatnonzero(ended))
             pos = np.concatenate(got)[: args.chunk]
-            targets = np.concatenate([evaluate_positions(actor.evaluator, pos[s : s + 256], args.plies,
+            targets = np.concatenate([evaluate_positions(actor.evaluator, pos[s : s + LOOK], args.plies,
                                                           prune=args.prune)
-                                      for s in range(0, len(pos), 256)]).astype(np.float32)
+                                      for s in range(0, len(pos), LOOK)]).astype(np.float32)
             extra = {}
             if args.siblings:
                 extra = {name: np.concatenate(family[name]) for name in family}

@@ -68,3 +68,22 @@ def test_split_encode_is_encode_without_the_unit_columns(game, version):
     np.testing.assert_array_equal(rest, x[:, dense_columns(game, version)])
     if unit_slots(game, version) is not None:
         np.testing.assert_array_equal(values, slot_values(game, pos, version))
+
+
+@pytest.mark.parametrize("game,version", [("backgammon", 3), ("nardi", 2)])
+def test_a_large_batch_in_blocks_equals_one_call(game, version):
+    """Cut into blocks (a batch over twice the block, the last block short), the same probabilities as
+    one call over the whole batch, and a batch of at most two blocks is not cut."""
+    torch.manual_seed(3)
+    pos = positions(game)
+    net = OutcomeNet(NetConfig(game, (32,), version)).eval()
+    whole = TableForward(net, block=0).probabilities(pos)
+    cut = TableForward(net, block=64)
+    calls = []
+    inner = cut._probabilities
+    cut._probabilities = lambda x, device: calls.append(len(x)) or inner(x, device)
+    np.testing.assert_allclose(cut.probabilities(pos), whole, rtol=0, atol=1e-6)
+    assert calls == [64] * (len(pos) // 64) + [len(pos) % 64] * (len(pos) % 64 > 0)
+    calls.clear()
+    cut.probabilities(pos[:128])
+    assert calls == [128]
