@@ -143,6 +143,8 @@ def main(argv: list[str]) -> int:
         rank = f", rank weight {args.rank_weight}" if args.rank_weight else ""
         made["fitted"] = (f"{args.epochs} epochs at lr {args.lr}{rank} on {len(train_pos)} labelled positions of "
                           f"{' '.join(args.labels)} at {blob['games']} games (scripts/fit_labels.py)")
+        earlier = made.get("fits") or ([blob["made_by"]["fitted"]] if "fitted" in (blob.get("made_by") or {}) else [])
+        made["fits"] = [*earlier, made["fitted"]]  # every fit of the lineage in order; "fitted" is the last
         dst.mkdir(parents=True)
         save(dst / "last.pt", net, games=blob["games"], optimizer=learner.opt, train_state=blob["train_state"],
              args=blob["args"], made_by=made)

@@ -40,6 +40,11 @@ def test_a_fitted_net_moves_toward_held_out_labels(tmp_path):
     blob = read(tmp_path / "new" / "last.pt")
     assert blob["games"] == 1234 and blob["args"]["hidden"] == "16" and blob["optimizer"] is not None
     assert "15 epochs at lr 0.003" in blob["made_by"]["fitted"] and blob["made_by"]["commands"]
+    assert blob["made_by"]["fits"] == [blob["made_by"]["fitted"]]
+    second = fit(tmp_path / "new", labels, tmp_path / "newer", "--epochs", 1)  # a second round keeps the first
+    assert second.returncode == 0, second.stderr[-2000:]
+    fits = read(tmp_path / "newer" / "last.pt")["made_by"]["fits"]
+    assert len(fits) == 2 and fits[0] == blob["made_by"]["fitted"] and fits[1].startswith("1 epochs")
     again = fit(tmp_path / "run", labels, tmp_path / "new")
     assert again.returncode == 2 and "exists; choose a new run directory" in again.stderr
     empty = fit(tmp_path / "run", tmp_path, tmp_path / "other")
