@@ -48,14 +48,16 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--checkpoint", default="checkpoints/resume/backgammon-v3-distill/last.pt")
     parser.add_argument("--games", type=int, default=256, help="games side by side (default 256)")
-    parser.add_argument("--prune", type=int, default=8, help="pubeval's K best plays a roll (default 8)")
+    parser.add_argument("--prune", type=int, default=8,
+                        help="pubeval's K best plays a roll (default 8; 0: every play, as nardi always does)")
     parser.add_argument("--positions", type=int, default=20_000, help="positions timed (default 20000)")
     parser.add_argument("--runs", type=int, default=1, help="timings, each in a process of its own")
     parser.add_argument("--tree", default=str(HERE), help="the checkout whose code runs (default this one)")
     parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if min(args.games, args.prune, args.positions, args.runs) <= 0:
-        print("bench_oneply_actor.py: --games, --prune, --positions and --runs must be positive", file=sys.stderr)
+    if min(args.games, args.positions, args.runs) <= 0 or args.prune < 0:
+        print("bench_oneply_actor.py: --games, --positions and --runs must be positive, --prune 0 or more",
+              file=sys.stderr)
         return 2
     tree = Path(args.tree).resolve()
     if not (tree / "model" / "train" / "td.py").is_file():
