@@ -4,8 +4,9 @@
     python scripts/bench_oneply_actor.py --tree /tmp/base --runs 2      # the code of another checkout
 
 The actor (model/train/td.py ``SelfPlayActor``, ``target="one-ply"``) plays ``--games`` games side by
-side, each ply scoring every roll's ``--prune`` best plays by pubeval; it warms up for 2,000 positions
-and is then timed over ``--positions``. CPU seconds of the process (one BLAS thread), so a machine
+side, each ply scoring every roll's ``--prune`` best plays by pubeval; it first plays ``--warmup``
+plies (games that end are dealt again, so the games are then spread over every stage, as in a long
+run: openings alone have few plays and would flatter the figure) and is then timed over ``--positions``. CPU seconds of the process (one BLAS thread), so a machine
 shared with other jobs disturbs the figure less than wall time. ``--tree`` runs each timing in a
 process with that tree's code imported first; the checkpoint is read by that tree's code.
 """
@@ -23,11 +24,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 
 
-def time_once(tree: Path, checkpoint: str, games: int, prune: int, positions: int) -> dict:
+def time_once(tree: Path, checkpoint: str, games: int, prune: int, positions: int, warmup: int) -> dict:
     sys.path.insert(0, str(tree))
     import model.cli.blas  # noqa: I001  one BLAS thread, before numpy loads
 
     import model
+    import numpy as np
+
     from model.net.checkpoint import load_net
     from model.train.td import SelfPlayActor
 
@@ -36,7 +39,11 @@ def time_once(tree: Path, checkpoint: str, games: int, prune: int, positions: in
 
     net, _ = load_net(checkpoint)
     actor = SelfPlayActor(net, games=games, seed=3, target="one-ply", prune=prune, exact_endgames=True)
-    actor.play(2000)
+    every = np.arange(actor.n)
+    for _ in range(warmup):
+        _, ended, _ = actor.table.end_turn(every, actor._step())
+        if ended.any():
+            actor.table.deal(np.flatnonzero(ended))
     start = time.process_time()
     got = actor.play(positions)
     cpu = time.process_time() - start
@@ -51,11 +58,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--prune", type=int, default=8,
                         help="pubeval's K best plays a roll (default 8; 0: every play, as nardi always does)")
     parser.add_argument("--positions", type=int, default=20_000, help="positions timed (default 20000)")
+    parser.add_argument("--warmup", type=int, default=120, help="plies played before the timing (default 120)")
     parser.add_argument("--runs", type=int, default=1, help="timings, each in a process of its own")
     parser.add_argument("--tree", default=str(HERE), help="the checkout whose code runs (default this one)")
     parser.add_argument("--once", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if min(args.games, args.positions, args.runs) <= 0 or args.prune < 0:
+    if min(args.games, args.positions, args.runs) <= 0 or min(args.prune, args.warmup) < 0:
         print("bench_oneply_actor.py: --games, --positions and --runs must be positive, --prune 0 or more",
               file=sys.stderr)
         return 2
@@ -65,12 +73,13 @@ def main(argv: list[str]) -> int:
         return 2
     checkpoint = str(Path(args.checkpoint).resolve())
     if args.once:
-        print(json.dumps(time_once(tree, checkpoint, args.games, args.prune, args.positions)))
+        print(json.dumps(time_once(tree, checkpoint, args.games, args.prune, args.positions, args.warmup)))
         return 0
     rows = []
     for _ in range(args.runs):
         cmd = [sys.executable, __file__, "--once", "--tree", str(tree), "--checkpoint", checkpoint,
-               "--games", str(args.games), "--prune", str(args.prune), "--positions", str(args.positions)]
+               "--games", str(args.games), "--prune", str(args.prune), "--positions", str(args.positions),
+               "--warmup", str(args.warmup)]
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         done = subprocess.run(cmd, check=False, cwd=tree, env=env, capture_output=True, text=True)
         if done.returncode != 0:
