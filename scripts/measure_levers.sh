@@ -82,6 +82,13 @@ python evaluate.py $L8 $L7 --games $GAMES --seed 1903 --no-progress --json $OUT/
 python evaluate.py $L8 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill2_vs_gnubg0.json
 python evaluate.py $L8 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill2_vs_gnubg0_seed1205.json
 python evaluate.py $L8 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill2_vs_pubeval.json
+L8B=checkpoints/levers/backgammon-v3-distill2b-675k.safetensors
+python evaluate.py benchmark $L8B $L7 --json $OUT/benchmark_distill2b.json
+python evaluate.py $L8B $L7 --games $GAMES --seed 1901 --no-progress --json $OUT/duel_distill2b_vs_L7_seed1901.json
+python evaluate.py $L8B $L7 --games $GAMES --seed 1903 --no-progress --json $OUT/duel_distill2b_vs_L7_seed1903.json
+python evaluate.py $L8B gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill2b_vs_gnubg0.json
+python evaluate.py $L8B gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill2b_vs_gnubg0_seed1205.json
+python evaluate.py $L8B pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill2b_vs_pubeval.json
 # nardi: the 883k run fitted to 118k of its own one-ply sibling labels, against the 883k net and 413dfce's
 # (git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors; the 883k net is
 # scripts/export_safetensors.py of checkpoints/resume/nardi-v2/last.pt)
