@@ -23,7 +23,7 @@ next ones from seeds that follow (chunk i uses ``--seed`` + i), so the labels ar
 job was cut. Backgammon and nardi (nardi has no pubeval filter: every play, slow). ``--plies 1``
 labels with the one-ply value instead (the look-ahead about 50 times faster; with the self-play that
 finds the positions, ``--siblings 4 --warmup 120 --every 8 --actor sample``: 340 against 25 labels per
-CPU-second).
+CPU-second; 2-ply 33 since TableForward scores large batches in blocks).
 
 Each chunk's games start together from the opening, so without ``--warmup`` a chunk holds
 positions of the first plies only (``--siblings 4`` fills 2,000 labels within about 20 plies of
@@ -52,7 +52,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 LOOK = 64
 """Positions per look-ahead call: at 2-ply each brings some 3,500 children to score, so 64 keep the
 batches at a few hundred thousand rows (256: 12% more CPU, the temporaries outgrowing memory reuse)."""
-
 
 
 def main(argv: list[str]) -> int:
