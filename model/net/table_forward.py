@@ -27,8 +27,7 @@ from model.net.network import OutcomeNet
 BLOCK = 4096
 """Rows per block of a large batch. The encoding's and the layers' temporaries of a whole batch of a
 look-ahead level (900,000 children for 256 positions at 2-ply) page through hundreds of megabytes of
-fresh memory;
-in blocks they stay in cache. CPU per child, 2-core EPYC, v3 net: 300,000 children 12 us in one call,
+fresh memory; in blocks they stay in cache. CPU per child, 2-core EPYC, v3 net: 300,000 children 12 us in one call,
 4.2 in blocks of 4,096; 43,000 (a one-ply actor's ply) 5.1 against 3.2; the plain actor's 6,400 are
 fastest whole, so only batches over twice a block are cut."""
 
