@@ -74,21 +74,21 @@ python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1201 --no-progress --jso
 python evaluate.py $L7 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill_vs_pubeval.json
 python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill_vs_gnubg0_seed1205.json
 python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/prune8_vs_gnubg0_seed1205.json
-# L8: L7 fitted to 200,000 two-ply sibling labels of its own (a second round, docs/strength_levers.md "L8")
-L8=checkpoints/levers/backgammon-v3-distill2-675k.safetensors
-python evaluate.py benchmark $L8 $L7 $SHIPPED --json $OUT/benchmark_distill2.json
-python evaluate.py $L8 $L7 --games $GAMES --seed 1901 --no-progress --json $OUT/duel_distill2_vs_L7_seed1901.json
-python evaluate.py $L8 $L7 --games $GAMES --seed 1903 --no-progress --json $OUT/duel_distill2_vs_L7_seed1903.json
-python evaluate.py $L8 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill2_vs_gnubg0.json
-python evaluate.py $L8 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill2_vs_gnubg0_seed1205.json
-python evaluate.py $L8 pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill2_vs_pubeval.json
-L8B=checkpoints/levers/backgammon-v3-distill2b-675k.safetensors
-python evaluate.py benchmark $L8B $L7 --json $OUT/benchmark_distill2b.json
-python evaluate.py $L8B $L7 --games $GAMES --seed 1901 --no-progress --json $OUT/duel_distill2b_vs_L7_seed1901.json
-python evaluate.py $L8B $L7 --games $GAMES --seed 1903 --no-progress --json $OUT/duel_distill2b_vs_L7_seed1903.json
-python evaluate.py $L8B gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill2b_vs_gnubg0.json
-python evaluate.py $L8B gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill2b_vs_gnubg0_seed1205.json
-python evaluate.py $L8B pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/distill2b_vs_pubeval.json
+# L8 and L8b: L7 fitted to 200,000 and 336,000 two-ply sibling labels of its own (a second round,
+# docs/strength_levers.md "L8"), against L7, gnubg 0-ply and pubeval
+second_round() {  # NET TAG [more benchmark players]
+  local net=$1 tag=$2
+  shift 2
+  python evaluate.py benchmark $net $L7 "$@" --json $OUT/benchmark_$tag.json
+  for seed in 1901 1903; do
+    python evaluate.py $net $L7 --games $GAMES --seed $seed --no-progress --json $OUT/duel_${tag}_vs_L7_seed$seed.json
+  done
+  python evaluate.py $net gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/${tag}_vs_gnubg0.json
+  python evaluate.py $net gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/${tag}_vs_gnubg0_seed1205.json
+  python evaluate.py $net pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/${tag}_vs_pubeval.json
+}
+second_round checkpoints/levers/backgammon-v3-distill2-675k.safetensors distill2 $SHIPPED
+second_round checkpoints/levers/backgammon-v3-distill2b-675k.safetensors distill2b
 # nardi: the 883k run fitted to 118k of its own one-ply sibling labels, against the 883k net and 413dfce's
 # (git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors; the 883k net is
 # scripts/export_safetensors.py of checkpoints/resume/nardi-v2/last.pt)
