@@ -72,6 +72,9 @@ def main(argv: list[str]) -> int:
         print(f"bench_oneply_actor.py: {tree} is not a checkout of this project", file=sys.stderr)
         return 2
     checkpoint = str(Path(args.checkpoint).resolve())
+    if not Path(checkpoint).is_file():
+        print(f"bench_oneply_actor.py: checkpoint not found: {args.checkpoint}", file=sys.stderr)
+        return 2
     if args.once:
         print(json.dumps(time_once(tree, checkpoint, args.games, args.prune, args.positions, args.warmup)))
         return 0
@@ -83,7 +86,8 @@ def main(argv: list[str]) -> int:
         env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
         done = subprocess.run(cmd, check=False, cwd=tree, env=env, capture_output=True, text=True)
         if done.returncode != 0:
-            print(f"bench_oneply_actor.py: the timing failed: {done.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
+            last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+            print(f"bench_oneply_actor.py: the timing failed: {last}", file=sys.stderr)
             return 1
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(f"{tree}: {rows[-1]['plies_per_cpu_s']} plies, {rows[-1]['games_per_cpu_s']} games per CPU second")

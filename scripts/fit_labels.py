@@ -140,10 +140,10 @@ def main(argv: list[str]) -> int:
             loss = learner.update(train_pos, train_tgt, families, args.rank_weight)["loss"]
             score(f"epoch {epoch} (training loss {loss:.5f})")
         made = dict(blob.get("made_by") or {})
+        earlier = made.get("fits") or ([made["fitted"]] if "fitted" in made else [])  # a run of one fit has no list
         rank = f", rank weight {args.rank_weight}" if args.rank_weight else ""
         made["fitted"] = (f"{args.epochs} epochs at lr {args.lr}{rank} on {len(train_pos)} labelled positions of "
                           f"{' '.join(args.labels)} at {blob['games']} games (scripts/fit_labels.py)")
-        earlier = made.get("fits") or ([blob["made_by"]["fitted"]] if "fitted" in (blob.get("made_by") or {}) else [])
         made["fits"] = [*earlier, made["fitted"]]  # every fit of the lineage in order; "fitted" is the last
         dst.mkdir(parents=True)
         save(dst / "last.pt", net, games=blob["games"], optimizer=learner.opt, train_state=blob["train_state"],
