@@ -42,16 +42,16 @@ python evaluate.py $V3 random --games 2000 --seed 1204 --no-progress --json $OUT
 python evaluate.py $L0 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/shipped_vs_gnubg0.json
 python evaluate.py $ONEPLY gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply_vs_gnubg0.json
 
-# L4: the one-ply run at 433,683 games (shipped from session 5) against L2, L0 and gnubg 0-ply
+# L4: the one-ply run at 433,683 games (shipped in sessions 5 to 9) against L2, L0 and gnubg 0-ply
 L4=checkpoints/levers/backgammon-v3-oneply-434k.safetensors
 python evaluate.py benchmark $L4 $V3 $L0 --json $OUT/benchmark_shipped_oneply.json
 python evaluate.py $L4 $V3 --games $GAMES --seed 1104 --no-progress --json $OUT/duel_oneply434k_vs_v3.json
 python evaluate.py $L4 $L0 --games $GAMES --seed 1105 --no-progress --json $OUT/duel_oneply434k_vs_v2.json
 python evaluate.py $L4 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/oneply434k_vs_gnubg0.json
 
-# L5: the race net beside the shipped net (+race: races from checkpoints/backgammon-race.safetensors,
-# made by scripts/train_race.py; docs/strength_levers.md "L5")
-SHIPPED=checkpoints/backgammon.safetensors
+# L5: the race net beside the net shipped then, L4 (+race: races from checkpoints/backgammon-race.safetensors,
+# made by scripts/train_race.py; docs/strength_levers.md "L5"); L6 to L8 are benchmarked beside L4 too
+SHIPPED=$L4
 python evaluate.py benchmark $SHIPPED $SHIPPED+race --json $OUT/benchmark_race.json
 python evaluate.py $SHIPPED+race $SHIPPED --games $GAMES --seed 1501 --no-progress --json $OUT/duel_race.json
 python evaluate.py $SHIPPED+race gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/race_vs_gnubg0.json
@@ -96,3 +96,9 @@ ND=checkpoints/levers/nardi-v2-distill-883k.safetensors
 python scripts/export_safetensors.py checkpoints/resume/nardi-v2/last.pt /tmp/nardi-883k.safetensors
 python evaluate.py $ND /tmp/nardi-883k.safetensors --game nardi --games $GAMES --seed 203 --no-progress --json $OUT/nardi_distill_vs_883k.json
 python evaluate.py $ND /tmp/nardi-v1.safetensors --game nardi --games $GAMES --seed 201 --no-progress --json $OUT/nardi_distill_vs_v1.json
+# session 10: the shipped nets replaced, each against the one it replaced (L8b against L4; the fitted
+# nardi net against the 474k net shipped in sessions 5 to 9)
+python evaluate.py checkpoints/levers/backgammon-v3-distill2b-675k.safetensors $L4 --games $GAMES --seed 1207 \
+  --no-progress --json $OUT/duel_distill2b_vs_L4_seed1207.json
+python evaluate.py $ND checkpoints/levers/nardi-v2-474k.safetensors --game nardi --games $GAMES --seed 204 \
+  --no-progress --json $OUT/nardi_distill_vs_shipped.json

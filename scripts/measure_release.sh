@@ -31,8 +31,9 @@ python scripts/cube_strength.py --checkpoint $BG --only match --matches 4000 --l
 python scripts/gnubg_agreement.py --checkpoint $BG --positions 300 --seed 1 --json $OUT/gnubg_agreement.json
 
 # strength against training time, from the runs' snapshots (kept on the training machine, not in git).
-# The backgammon plot is the shipped net's lineage: the plain run's points up to 270,049 games (from
-# docs/strength_backgammon_v3.json, docs/strength_levers.md), then the one-ply run's snapshots.
+# The backgammon plot is the shipped net's self-play lineage: the plain run's points up to 270,049 games
+# (from docs/strength_backgammon_v3.json, docs/strength_levers.md), then the one-ply run's snapshots
+# (the fitting rounds after it make no snapshots; docs/strength_levers.md measures them).
 if [ -d "$BG_RUN/snapshots" ]; then
   python scripts/strength_curve.py "$BG_RUN" --opponent pubeval --benchmark --games 1000 --every 6 --seed 7 \
     --x hours --out /tmp/curve_oneply
