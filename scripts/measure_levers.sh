@@ -96,6 +96,18 @@ ND=checkpoints/levers/nardi-v2-distill-883k.safetensors
 python scripts/export_safetensors.py checkpoints/resume/nardi-v2/last.pt /tmp/nardi-883k.safetensors
 python evaluate.py $ND /tmp/nardi-883k.safetensors --game nardi --games $GAMES --seed 203 --no-progress --json $OUT/nardi_distill_vs_883k.json
 python evaluate.py $ND /tmp/nardi-v1.safetensors --game nardi --games $GAMES --seed 201 --no-progress --json $OUT/nardi_distill_vs_v1.json
+# L9: L8b fitted to 176,000 of its own two-ply sibling labels (a third round; docs/strength_levers.md "L9"),
+# against L8b and gnubg 0-ply
+L8B=checkpoints/levers/backgammon-v3-distill2b-675k.safetensors
+L9=checkpoints/levers/backgammon-v3-distill3-675k.safetensors
+python evaluate.py benchmark $L9 $L8B --json $OUT/benchmark_distill3.json
+for seed in 1901 1903; do
+  python evaluate.py $L9 $L8B --games $GAMES --seed $seed --no-progress --json $OUT/duel_distill3_vs_L8b_seed$seed.json
+done
+for seed in 1201 1205; do
+  python evaluate.py $L9 gnubg-0ply --games $GAMES --seed $seed --no-progress \
+    --json $OUT/distill3_vs_gnubg0$([ $seed = 1205 ] && echo _seed1205).json
+done
 # session 10: the shipped nets replaced, each against the one it replaced (L8b against L4; the fitted
 # nardi net against the 474k net shipped in sessions 5 to 9)
 python evaluate.py checkpoints/levers/backgammon-v3-distill2b-675k.safetensors $L4 --games $GAMES --seed 1207 \
