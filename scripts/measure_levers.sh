@@ -51,23 +51,22 @@ python evaluate.py $L4 gnubg-0ply --games $GAMES --seed 1201 --no-progress --jso
 
 # L5: the race net beside the net shipped then, L4 (+race: races from checkpoints/backgammon-race.safetensors,
 # made by scripts/train_race.py; docs/strength_levers.md "L5"); L6 to L8 are benchmarked beside L4 too
-SHIPPED=$L4
-python evaluate.py benchmark $SHIPPED $SHIPPED+race --json $OUT/benchmark_race.json
-python evaluate.py $SHIPPED+race $SHIPPED --games $GAMES --seed 1501 --no-progress --json $OUT/duel_race.json
-python evaluate.py $SHIPPED+race gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/race_vs_gnubg0.json
+python evaluate.py benchmark $L4 $L4+race --json $OUT/benchmark_race.json
+python evaluate.py $L4+race $L4 --games $GAMES --seed 1501 --no-progress --json $OUT/duel_race.json
+python evaluate.py $L4+race gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/race_vs_gnubg0.json
 
 # L6: the one-ply run forked at 577,160 games with --target-prune 8 (docs/strength_levers.md "L6"),
 # against the fork's start (the K = 3 run at 577,160 games) and gnubg 0-ply
 L6=checkpoints/levers/backgammon-v3-prune8-675k.safetensors
 K3=checkpoints/levers/backgammon-v3-oneply-577k.safetensors
-python evaluate.py benchmark $L6 $K3 $SHIPPED --json $OUT/benchmark_prune8.json
+python evaluate.py benchmark $L6 $K3 $L4 --json $OUT/benchmark_prune8.json
 python evaluate.py $L6 $K3 --games $GAMES --seed 1601 --no-progress --json $OUT/duel_prune8.json
 python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/prune8_vs_gnubg0.json
 
 # L7: L6 fitted to its own one-ply and two-ply values of the candidate plays it chooses between
 # (docs/strength_levers.md "L7 continued"), against L6, gnubg 0-ply and pubeval
 L7=checkpoints/levers/backgammon-v3-distill-675k.safetensors
-python evaluate.py benchmark $L7 $L6 $SHIPPED --json $OUT/benchmark_distill.json
+python evaluate.py benchmark $L7 $L6 $L4 --json $OUT/benchmark_distill.json
 python evaluate.py $L7 $L6 --games 20000 --seed 1801 --no-progress --json $OUT/duel_distill_vs_L6_seed1801.json
 python evaluate.py $L7 $L6 --games 20000 --seed 1803 --no-progress --json $OUT/duel_distill_vs_L6_seed1803.json
 python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/distill_vs_gnubg0.json
@@ -75,20 +74,23 @@ python evaluate.py $L7 pubeval --games $GAMES --seed 1202 --no-progress --json $
 python evaluate.py $L7 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/distill_vs_gnubg0_seed1205.json
 python evaluate.py $L6 gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/prune8_vs_gnubg0_seed1205.json
 # L8 and L8b: L7 fitted to 200,000 and 336,000 two-ply sibling labels of its own (a second round,
-# docs/strength_levers.md "L8"), against L7, gnubg 0-ply and pubeval
-second_round() {  # NET TAG [more benchmark players]
-  local net=$1 tag=$2
-  shift 2
-  python evaluate.py benchmark $net $L7 "$@" --json $OUT/benchmark_$tag.json
+# docs/strength_levers.md "L8"); L9: L8b fitted to 176,000 of its own (a third round, "L9"). Each
+# against the net it was fitted from, gnubg 0-ply and pubeval.
+fitted_round() {  # NET TAG BASE BASE_TAG [more benchmark players]
+  local net=$1 tag=$2 base=$3 base_tag=$4
+  shift 4
+  python evaluate.py benchmark $net $base "$@" --json $OUT/benchmark_$tag.json
   for seed in 1901 1903; do
-    python evaluate.py $net $L7 --games $GAMES --seed $seed --no-progress --json $OUT/duel_${tag}_vs_L7_seed$seed.json
+    python evaluate.py $net $base --games $GAMES --seed $seed --no-progress --json $OUT/duel_${tag}_vs_${base_tag}_seed$seed.json
   done
   python evaluate.py $net gnubg-0ply --games $GAMES --seed 1201 --no-progress --json $OUT/${tag}_vs_gnubg0.json
   python evaluate.py $net gnubg-0ply --games $GAMES --seed 1205 --no-progress --json $OUT/${tag}_vs_gnubg0_seed1205.json
   python evaluate.py $net pubeval --games $GAMES --seed 1202 --no-progress --json $OUT/${tag}_vs_pubeval.json
 }
-second_round checkpoints/levers/backgammon-v3-distill2-675k.safetensors distill2 $SHIPPED
-second_round checkpoints/levers/backgammon-v3-distill2b-675k.safetensors distill2b
+L8B=checkpoints/levers/backgammon-v3-distill2b-675k.safetensors
+fitted_round checkpoints/levers/backgammon-v3-distill2-675k.safetensors distill2 $L7 L7 $L4
+fitted_round $L8B distill2b $L7 L7
+fitted_round checkpoints/levers/backgammon-v3-distill3-675k.safetensors distill3 $L8B L8b
 # nardi: the 883k run fitted to 118k of its own one-ply sibling labels, against the 883k net and 413dfce's
 # (git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors; the 883k net is
 # scripts/export_safetensors.py of checkpoints/resume/nardi-v2/last.pt)
@@ -96,21 +98,9 @@ ND=checkpoints/levers/nardi-v2-distill-883k.safetensors
 python scripts/export_safetensors.py checkpoints/resume/nardi-v2/last.pt /tmp/nardi-883k.safetensors
 python evaluate.py $ND /tmp/nardi-883k.safetensors --game nardi --games $GAMES --seed 203 --no-progress --json $OUT/nardi_distill_vs_883k.json
 python evaluate.py $ND /tmp/nardi-v1.safetensors --game nardi --games $GAMES --seed 201 --no-progress --json $OUT/nardi_distill_vs_v1.json
-# L9: L8b fitted to 176,000 of its own two-ply sibling labels (a third round; docs/strength_levers.md "L9"),
-# against L8b and gnubg 0-ply
-L8B=checkpoints/levers/backgammon-v3-distill2b-675k.safetensors
-L9=checkpoints/levers/backgammon-v3-distill3-675k.safetensors
-python evaluate.py benchmark $L9 $L8B --json $OUT/benchmark_distill3.json
-for seed in 1901 1903; do
-  python evaluate.py $L9 $L8B --games $GAMES --seed $seed --no-progress --json $OUT/duel_distill3_vs_L8b_seed$seed.json
-done
-for seed in 1201 1205; do
-  python evaluate.py $L9 gnubg-0ply --games $GAMES --seed $seed --no-progress \
-    --json $OUT/distill3_vs_gnubg0$([ $seed = 1205 ] && echo _seed1205).json
-done
-# session 10: the shipped nets replaced, each against the one it replaced (L8b against L4; the fitted
-# nardi net against the 474k net shipped in sessions 5 to 9)
-python evaluate.py checkpoints/levers/backgammon-v3-distill2b-675k.safetensors $L4 --games $GAMES --seed 1207 \
+# the shipped nets, each against the one it replaced (L8b against L4; the fitted nardi net against the
+# 474k net shipped before it)
+python evaluate.py $L8B $L4 --games $GAMES --seed 1207 \
   --no-progress --json $OUT/duel_distill2b_vs_L4_seed1207.json
 python evaluate.py $ND checkpoints/levers/nardi-v2-474k.safetensors --game nardi --games $GAMES --seed 204 \
   --no-progress --json $OUT/nardi_distill_vs_shipped.json
