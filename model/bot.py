@@ -167,13 +167,20 @@ class Bot:
 
     # -- rollouts ---------------------------------------------------------------------------------
 
-    def rollout(self, position, dice=None, trials: int = 1296, state=None, **options):
+    def rollout(self, position, dice=None, trials: int = 1296, state=None, processes: int = 1, **options):
         """Roll out ``position`` (any accepted form; networks only): with ``dice``, its candidate
         plays ranked with intervals; without, its cubeless value and, in backgammon with a ``state``
-        (model.cube.decisions.CubeState), the cube decision from cubeful rollouts. ``options``: those
-        of model.search.rollout.rollout (plies, truncate, vr, bearoff, seed, plays, cubeful, ...).
-        Returns its RolloutResult (``.plays``, ``.evaluation``, ``.separation``, ``.cube_decision``)."""
+        (model.cube.decisions.CubeState), the cube decision from cubeful rollouts. ``processes``: play
+        the trials in this many processes forked from this one (0: one per core; default 1, this
+        process; model/search/rollout_workers.py). ``options``: those of model.search.rollout.rollout
+        (plies, truncate, vr, bearoff, seed, plays, cubeful, ...). Returns its RolloutResult
+        (``.plays``, ``.evaluation``, ``.separation``, ``.cube_decision``)."""
         from model.search.rollout import rollout
+
+        if processes != 1 and "engine" not in options:
+            from model.search.rollout_workers import local_trials
+
+            options["engine"] = local_trials(processes)
 
         if self.net is None:
             raise ValueError(f"{self.name} is a baseline: a rollout needs a network")

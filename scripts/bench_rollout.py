@@ -28,7 +28,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +40,8 @@ import gnubg, os, time
 for c in ["set automatic roll off", "new game", "set board " + os.environ["POS"], "set turn 1",
           "set rollout trials " + os.environ["TRIALS"], "set rollout truncation enable off",
           "set rollout varredn " + os.environ["VR"], "set rollout quasirandom on", "set rollout cubeful off",
-          "set rollout chequerplay plies 0", "set rollout cubedecision plies 0", "set rollout seed 1"]:
+          "set rollout chequerplay plies 0", "set rollout cubedecision plies 0", "set rollout seed 1",
+          "set threads " + os.environ["THREADS"]]:
     gnubg.command(c)
 t, c = time.time(), os.times()
 gnubg.command("rollout")
@@ -50,12 +50,13 @@ print("BENCH", wall, after.user - c.user + after.system - c.system)
 """
 
 
-def gnubg_rollout(gnubg: str, position: str, trials: int, vr: bool) -> dict:
-    """gnubg's rollout of ``position``: {"trials", "seconds", "cpu_seconds", "trials_per_s"}."""
+def gnubg_rollout(gnubg: str, position: str, trials: int, vr: bool, threads: int = 1) -> dict:
+    """gnubg's rollout of ``position`` with ``threads`` calculation threads (its default here: 1):
+    {"trials", "seconds", "cpu_seconds", "trials_per_s"}."""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bench.py"
         script.write_text(GNUBG_SCRIPT)
-        env = dict(os.environ, POS=position, TRIALS=str(trials), VR="on" if vr else "off")
+        env = dict(os.environ, POS=position, TRIALS=str(trials), VR="on" if vr else "off", THREADS=str(threads))
         done = subprocess.run([gnubg, "-t", "-q", "-r", "-p", str(script)], capture_output=True, text=True,
                               env=env, cwd=tmp, timeout=3600, check=False)
     line = [x for x in done.stdout.splitlines() if x.startswith("BENCH")]
@@ -65,15 +66,26 @@ def gnubg_rollout(gnubg: str, position: str, trials: int, vr: bool) -> dict:
     return {"trials": trials, "seconds": wall, "cpu_seconds": cpu, "trials_per_s": trials / wall}
 
 
-def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: int | None) -> dict:
+def _cpu() -> float:
+    """CPU seconds of this process and of its children that have ended (the rollout's processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: int | None, processes: int = 1) -> dict:
     from model.bot import read_position
     from model.search.rollout import rollout
 
     pos = read_position("backgammon", position)
-    cpu = time.process_time()
-    r = rollout(net, pos, trials=trials, vr=vr, prune=prune, batch=batch, seed=1)
+    options = {}
+    if processes != 1:  # an older tree (--tree) knows only the one-process rollout
+        from model.search.rollout_workers import local_trials
+
+        options["engine"] = local_trials(processes)
+    cpu = _cpu()
+    r = rollout(net, pos, trials=trials, vr=vr, prune=prune, batch=batch, seed=1, **options)
     e = r.evaluation
-    return {"trials": r.trials, "seconds": r.seconds, "cpu_seconds": time.process_time() - cpu,
+    return {"trials": r.trials, "seconds": r.seconds, "cpu_seconds": _cpu() - cpu,
             "trials_per_s": r.trials_per_s, "equity": e.equity, "equity_se": e.equity_se,
             "raw_equity_se": e.raw_equity_se}
 
@@ -118,6 +130,10 @@ def main() -> int:
                     "comma-separated for several (default: 4, the rollouts' default; 0: every play)")
     ap.add_argument("--repeat", type=int, default=3, help="rounds; the figures are each run's median (default: 3)")
     ap.add_argument("--batch", type=int, default=None)
+    ap.add_argument("--processes", default="1,2", help="our runs in this many processes (evaluate.py rollout "
+                    "--processes), comma-separated for several (default: 1,2)")
+    ap.add_argument("--gnubg-threads", default="1,2", help="gnubg's runs with this many calculation threads "
+                    "(its 'set threads'; its default here is 1), comma-separated (default: 1,2)")
     ap.add_argument("--tree", action="append", default=[], help="also time our rollouts from the source "
                     "tree in this folder (e.g. an older commit, unpacked); repeatable")
     ap.add_argument("--gnubg", default="/usr/games/gnubg")
@@ -137,25 +153,34 @@ def main() -> int:
               + (f"   equity {figures['equity']:+.4f} se {figures['equity_se']:.4f}" if "equity" in figures else ""),
               flush=True)
 
-    vr_gnubg, plain_gnubg, plain_ours = ("gnubg 1.07, variance reduction", "gnubg 1.07, no variance reduction",
-                                         "ours, no variance reduction")
-    ours_vr = {k: "ours, luck from every play" if k == 0 else f"ours, luck pruned to {k} plays" for k in prunes}
+    procs = [int(n) for n in args.processes.split(",")]
+    threads = [int(n) for n in args.gnubg_threads.split(",")]
+
+    def gnubg_name(vr, n):
+        return f"gnubg 1.07, {'variance reduction' if vr else 'no variance reduction'}" + (
+            f", {n} threads" if n > 1 else "")
+
+    def ours_name(k, n, label=""):
+        what = "no variance reduction" if k is None else ("luck from every play" if k == 0 else
+                                                            f"luck pruned to {k} plays")
+        return f"ours, {what}" + (f", {n} processes" if n > 1 else "") + (f" ({label})" if label else "")
+
     trees = {tree: Path(tree).name for tree in args.tree}
+    names = []
     for _ in range(args.repeat):  # rounds, each program in turn, so that other load falls on all of them
-        add(vr_gnubg, gnubg_rollout(args.gnubg, args.position, args.vr_trials, True))
-        for k in prunes:
-            add(ours_vr[k], our_rollout(net, args.position, args.vr_trials, True, k, args.batch))
-            for tree, label in trees.items():
-                add(f"{ours_vr[k]} ({label})", tree_rollout(tree, args.checkpoint, args.position, args.vr_trials,
-                                                            True, k, args.batch))
-        add(plain_gnubg, gnubg_rollout(args.gnubg, args.position, args.plain_trials, False))
-        add(plain_ours, our_rollout(net, args.position, args.plain_trials, False, 0, args.batch))
-        for tree, label in trees.items():
-            add(f"{plain_ours} ({label})", tree_rollout(tree, args.checkpoint, args.position, args.plain_trials,
-                                                        False, 0, args.batch))
+        for vr, trials, settings in ((True, args.vr_trials, prunes), (False, args.plain_trials, [None])):
+            for n in threads:
+                add(gnubg_name(vr, n), gnubg_rollout(args.gnubg, args.position, trials, vr, n))
+            for k in settings:
+                for n in procs:
+                    add(ours_name(k, n), our_rollout(net, args.position, trials, vr, k or 0, args.batch, n))
+                for tree, label in trees.items():
+                    add(ours_name(k, 1, label), tree_rollout(tree, args.checkpoint, args.position, trials, vr,
+                                                             k or 0, args.batch))
+    for r in rows:
+        if r["run"] not in names:
+            names.append(r["run"])
     median = {}
-    names = [vr_gnubg, *ours_vr.values(), *[f"{ours_vr[k]} ({label})" for k in prunes for label in trees.values()],
-             plain_gnubg, plain_ours, *[f"{plain_ours} ({label})" for label in trees.values()]]
     for name in names:
         runs = [r for r in rows if r["run"] == name]
         median[name] = {key: float(np.median([r[key] for r in runs]))
@@ -163,9 +188,17 @@ def main() -> int:
                                                                                   if "equity_se" in runs[0] else ())}
         median[name]["cpu_ms_per_trial"] = 1e3 * median[name]["cpu_seconds"] / runs[0]["trials"]
     ratios, cpu = {}, {}
-    pairs = [(f"vr_prune{k}", ours_vr[k], vr_gnubg) for k in prunes] + [("no_vr", plain_ours, plain_gnubg)]
-    pairs += [(f"vr_prune{k} ({label})", f"{ours_vr[k]} ({label})", vr_gnubg) for k in prunes for label in trees.values()]
-    pairs += [(f"no_vr ({label})", f"{plain_ours} ({label})", plain_gnubg) for label in trees.values()]
+    pairs = []  # (key, ours, gnubg's): each of ours against gnubg's default (1 thread) and as many threads
+    for vr, settings in ((True, prunes), (False, [None])):
+        for k in settings:
+            tag = "no_vr" if k is None else f"vr_prune{k}"
+            for n in procs:
+                for m in sorted({1, n} & set(threads)):
+                    pairs.append((f"{tag}{'' if n == 1 else f' {n}p'} / gnubg{'' if m == 1 else f' {m}t'}",
+                                  ours_name(k, n), gnubg_name(vr, m)))
+            for label in trees.values():
+                if 1 in threads:
+                    pairs.append((f"{tag} ({label})", ours_name(k, 1, label), gnubg_name(vr, 1)))
     for key, ours, theirs in pairs:
         ratios[key] = median[ours]["trials_per_s"] / median[theirs]["trials_per_s"]
         cpu[key] = median[theirs]["cpu_ms_per_trial"] / median[ours]["cpu_ms_per_trial"]

@@ -7,9 +7,10 @@
     python evaluate.py rollout '{"board": [...], ...}' --game nardi --dice 65 --truncate 20
 
 Positions are read as hint reads them (JSON, gnubg Position ID[:Match ID], XGID; the cube and match
-state and the dice from the Match ID or XGID). --workers N plays the trials in N Ray processes (this
-machine, or the cluster of --ray-address; model/search/rollout_workers.py), with the same numbers for
-one seed whatever N. Trials are batched, with common quasi-random dice,
+state and the dice from the Match ID or XGID). The trials are played in one process per core of this
+machine (--processes N to choose; 1: in this process), or with --workers N in N Ray processes (this
+machine, or the cluster of --ray-address); model/search/rollout_workers.py: the same numbers for one
+seed whatever N, processes or workers (in one process: the same to float32 rounding). Trials are batched, with common quasi-random dice,
 luck adjustment (off: --no-vr), bear-offs valued by the databases (off: --no-bearoff), optional
 truncation and n-ply checker play; model/search/rollout.py has the method and the formulas. A
 progress bar runs on stderr; Ctrl-C stops and reports the trials finished so far.
@@ -78,8 +79,10 @@ def build_parser() -> OneLineParser:
     p.add_argument("--cubeless", action="store_true", help="without dice: no cubeful rollouts, no cube decision")
     p.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
     p.add_argument("--batch", type=int, default=None, help="trials in play at once (default: 256, 4096 with --no-vr)")
+    p.add_argument("--processes", type=int, default=0, help="play the trials in N processes of this machine "
+                   "(default: 0, one per core; 1: in this process); the same numbers for one seed whatever N > 1")
     p.add_argument("--workers", type=int, default=0, help="play the trials in N Ray worker processes (the "
-                   "[ray] extra); the same numbers for one seed whatever N (default: 0, in this process)")
+                   "[ray] extra) instead; the same numbers as --processes")
     p.add_argument("--ray-address", default="", help="with --workers: the Ray cluster to use, HOST:PORT or "
                    "'auto' (default: start Ray on this machine)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -88,15 +91,17 @@ def build_parser() -> OneLineParser:
 
 
 def run_rollout(bot, game, pos, dice, state, trials, *, ply=0, truncate=0, seed=0, plays="filter", vr=True,
-                bearoff=True, cubeful=None, batch=None, prune=4, progress=True, workers=0, address=""):
+                bearoff=True, cubeful=None, batch=None, prune=4, progress=True, workers=0, address="",
+                processes=0):
     """model.search.rollout.rollout with a progress bar on stderr (quiet off a terminal, without tqdm, or
-    if not ``progress``); with ``workers``, the trials played by that many Ray workers
-    (model/search/rollout_workers.py) on this machine or the cluster at ``address``."""
+    if not ``progress``), the trials played by ``processes`` processes of this machine (0: one per core;
+    1: this one) or, with ``workers``, by that many Ray workers on this machine or the cluster at
+    ``address`` (model/search/rollout_workers.py)."""
     from model.cli.common import progress_bar
     from model.search.rollout import rollout
-    from model.search.trials import Trials
+    from model.search.rollout_workers import local_trials
 
-    engine, ray = Trials, None
+    engine, ray = local_trials(processes), None
     if workers:
         from model.net.cluster import ClusterError, start_ray
         from model.search.rollout_workers import ray_trials
@@ -207,6 +212,8 @@ def rollout_main(argv: list[str]) -> int:
         raise UsageError(f"--trials must be at least 2, got {args.trials}")
     if args.truncate < 0 or (args.batch is not None and args.batch < 1):
         raise UsageError("--truncate must be >= 0 and --batch >= 1")
+    if args.processes < 0:
+        raise UsageError(f"--processes must be >= 0 (0: one per core), got {args.processes}")
     if args.workers < 0 or (args.ray_address and not args.workers):
         raise UsageError("--workers must be >= 0, and --ray-address goes with --workers N (N > 0)")
     try:
@@ -225,7 +232,7 @@ def rollout_main(argv: list[str]) -> int:
                              args.trials, ply=args.ply, truncate=args.truncate, seed=args.seed, plays=plays,
                              vr=not args.no_vr, bearoff=not args.no_bearoff, cubeful=cubeful, batch=args.batch,
                              prune=args.prune, progress=not args.no_progress, workers=args.workers,
-                             address=args.ray_address)
+                             address=args.ray_address, processes=args.processes)
     except ValueError as e:
         raise UsageError(str(e)) from None
     answer = to_json(result, args.game, bot.name, pos, state)

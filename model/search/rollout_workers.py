@@ -1,29 +1,45 @@
-"""Rollout trials spread over Ray workers: ``evaluate.py rollout ... --workers N [--ray-address ...]``.
+"""Rollout trials spread over processes: this machine's cores (``evaluate.py rollout``'s default,
+``--processes N``) or Ray workers (``--workers N [--ray-address ...]``).
 
+    engine = local_trials(2)                              # processes forked from this one
     engine = ray_trials(workers=2)                        # or ray_trials(2, address="HOST:PORT")
     result = rollout(net, position, dice, trials=1296, engine=engine)
 
-model.search.rollout.rollout plays its trials through ``engine``; RayTrials stands in for
-model/search/trials.py's Trials. Trial t's dice depend only on (seed, t) (trials.trial_dice), so any
-range of trials can be played anywhere: the trials are cut into *chunks*, consecutive ranges of
-about CHUNK_BATCHES x batch items (candidates x trials), chunk k played by one
-``Trials(..., first=start_k)`` in a Ray worker, at most N chunks at a time. Each chunk's per-trial
-results land in the arrays at its own trials, and rollout() computes every statistic from those
-arrays as it does for an in-process run: the merge is exact.
+model.search.rollout.rollout plays its trials through ``engine``; LocalTrials and RayTrials stand in
+for model/search/trials.py's Trials. Trial t's dice depend only on (seed, t) (trials.trial_dice), so
+any set of trials can be played anywhere, and each trial's results land in the arrays at its own
+number: rollout() computes every statistic from those arrays as it does for an in-process run.
 
-The chunks depend on the trials, the candidates and the batch, never on N, and each is played the
-same way wherever it runs. So one seed gives the same numbers to the last bit whatever N is (on
-machines whose CPUs compute the network alike). A rollout without --workers batches its trials in
-one pool instead, which changes the network's float32 sums in the last bits: its numbers agree with
-these to about 1e-7, and the plays chosen are the same barring exact ties.
+Local processes (LocalTrials) are forked from this one (Linux and macOS): they inherit the network
+and the candidates, and write each finished trial's results straight into arrays they share with
+this process, which watches them for the progress bar. Process k of N plays trials k, k + N,
+k + 2N, ... in one pool of its own, so each process batches as many trials as one process would
+(small pools cost: 324 trials of the opening took 20 CPU seconds per 1,000 trials in pools of 41,
+27 in pools of 162, 29 in one of 324; scripts/bench_rollout.py). They ignore Ctrl-C, which this
+process handles: it ends them, and the result keeps the trials finished before the first
+unfinished one, as rollout() does with the trials finished by every candidate. Networks on torch
+(a GPU) are not forked: their rollouts stay in one process (torch's threads do not survive a fork).
 
-Ctrl-C stops the chunks in flight; the result keeps the trials of the chunks finished before the
-first unfinished one, as rollout() does with the trials finished by every candidate.
+Ray workers (RayTrials) play *chunks*, consecutive trial ranges of about a MIN_CHUNKS-th of the items
+(candidates x trials), at least one batch and at most CHUNK_BATCHES batches of them, chunk k played
+by one ``Trials(..., first=start_k)``, at most N at a time. The chunks depend on the
+trials, the candidates and the batch, never on N, so one seed gives the same numbers to the last bit
+whatever N is (on machines whose CPUs compute the network alike).
+
+The network's float32 sums depend in their last bits on how many rows go through it together (the
+BLAS blocks its products by rows), so the same seed gives the very same numbers for the same N
+processes (or any N Ray workers), and numbers that agree to float32 rounding (about 1e-7)
+otherwise, one process included; the plays chosen are the same barring exact ties.
 """
 
 from __future__ import annotations
 
 import math
+import mmap
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
 
 import numpy as np
 
@@ -48,7 +64,8 @@ def play_chunk(evaluator, cands: Candidates, trials: int, s: Settings, batch: in
 
 
 class RayTrials:
-    """Trials' results (probs, raw, cf, cf_raw, c, completed, run) from chunks played by Ray workers."""
+    """Trials' results (probs, raw, cf, cf_raw, c, completed, run) from chunks played by Ray workers, on
+    this machine or the cluster at ``address``."""
 
     def __init__(self, workers: int, address: str, evaluator, cands: Candidates, trials: int, s: Settings,
                  batch: int):
@@ -90,6 +107,119 @@ class RayTrials:
                 ray.cancel(ref, force=True)
             if started:
                 ray.shutdown()
+
+
+_FORKED: tuple = ()  # what forked processes play: (evaluator, cands, settings, batch, shared results), set before
+
+
+def _shared(shape, dtype) -> np.ndarray:
+    """A zeroed array in memory that processes forked later share with this one."""
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    return np.frombuffer(mmap.mmap(-1, max(size, 1)), dtype=dtype, count=int(np.prod(shape))).reshape(shape)
+
+
+def _play_share(numbers: np.ndarray) -> None:
+    """A forked process: play the trials ``numbers`` in one pool, copying each finished trial's results
+    into the shared arrays (the flag last) after every ply."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the processes on Ctrl-C
+    evaluator, cands, s, batch, out = _FORKED
+    engine = Trials(evaluator, cands, len(numbers), s, batch, first=numbers)
+    copied = np.zeros_like(engine.done)
+
+    def copy(_ended):
+        c, t = np.nonzero(engine.done & ~copied)
+        if len(c):
+            g = numbers[t]
+            out["probs"][c, g], out["raw"][c, g] = engine.probs[c, t], engine.raw[c, t]
+            out["cf"][c, g], out["cf_raw"][c, g] = engine.cf[c, t], engine.cf_raw[c, t]
+            out["done"][c, g] = True
+            copied[c, t] = True
+
+    engine.run(copy)
+
+
+class LocalTrials:
+    """Trials' results (probs, raw, cf, cf_raw, c, completed, run) from ``processes`` processes forked
+    from this one, process k playing trials k, k + N, k + 2N, ... (N = processes) in one pool of its own,
+    its results written straight into arrays shared with this process. For one seed and N the numbers
+    are always the same; another N batches the trials otherwise, and they agree to float32 rounding."""
+
+    def __init__(self, processes: int, evaluator, cands: Candidates, trials: int, s: Settings, batch: int):
+        self.processes = max(1, min(processes, trials))
+        self.evaluator, self.c, self.s, self.batch, self.trials = evaluator, cands, s, batch, trials
+        n_c, k = len(cands.positions), evaluator.config.outputs
+        self.shared = {"probs": _shared((n_c, trials, k), np.float64), "raw": _shared((n_c, trials, k), np.float64),
+                       "cf": _shared((n_c, trials), np.float64), "cf_raw": _shared((n_c, trials), np.float64),
+                       "done": _shared((n_c, trials), bool)}
+        self.probs, self.raw = self.shared["probs"], self.shared["raw"]
+        self.cf, self.cf_raw, self.done = self.shared["cf"], self.shared["cf_raw"], self.shared["done"]
+
+    def completed(self) -> int:
+        """Trials t such that every trial <= t of every candidate is finished (a prefix)."""
+        whole = self.done.all(axis=0)
+        return int(np.argmin(whole)) if not whole.all() else self.trials
+
+    def run(self, progress=None) -> None:
+        """Play every trial; ``progress(n)`` every POLL seconds with the trials finished since.
+        Ctrl-C (or an exception from ``progress``) ends the processes and is raised again here."""
+        global _FORKED
+        _FORKED = (self.evaluator, self.c, self.s, self.batch, self.shared)
+        context = multiprocessing.get_context("fork")
+        procs = [context.Process(target=_play_share, args=(np.arange(k, self.trials, self.processes),), daemon=True)
+                 for k in range(self.processes)]
+        try:
+            for proc in procs:
+                proc.start()
+            _FORKED = ()
+            while any(proc.is_alive() for proc in procs):
+                multiprocessing.connection.wait([proc.sentinel for proc in procs if proc.is_alive()], POLL)
+                if progress is not None:
+                    progress(0)
+            failed = [proc.exitcode for proc in procs if proc.exitcode != 0]
+            if failed:
+                raise RuntimeError(f"a rollout process failed (exit status {failed[0]})")
+        finally:
+            _FORKED = ()
+            for proc in procs:
+                if proc.is_alive():
+                    proc.terminate()
+                proc.join()
+
+
+POLL = 0.1
+"""Seconds between LocalTrials' looks at the shared results (progress, Ctrl-C)."""
+
+
+def forkable(evaluator) -> bool:
+    """Whether ``evaluator`` may be played by forked processes: a numpy network (torch's threads do not
+    survive a fork), on a system that forks."""
+    from model.net.inference import NumpyNet
+
+    net = getattr(evaluator, "net", evaluator)
+    return isinstance(net, NumpyNet) and "fork" in multiprocessing.get_all_start_methods()
+
+
+def default_processes() -> int:
+    """This machine's cores that this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def local_trials(processes: int = 0):
+    """An ``engine`` for model.search.rollout.rollout that plays the trials in ``processes`` forked
+    processes of this machine (0: one per core), or in this process (model/search/trials.py's Trials)
+    when that is 1, when the rollout is a single chunk, or when the network cannot be forked."""
+    n = processes or default_processes()
+
+    def engine(evaluator, cands, trials, s, batch):
+        if n > 1 and trials > 1 and forkable(evaluator):
+            return LocalTrials(n, evaluator, cands, trials, s, batch)
+        return Trials(evaluator, cands, trials, s, batch)
+
+    return engine
 
 
 def ray_trials(workers: int, address: str = ""):

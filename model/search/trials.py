@@ -141,10 +141,14 @@ class Candidates:
 class Trials:
     """The pool of items in play and the per-item results (C, T, ...), root's view."""
 
-    def __init__(self, net, cands: Candidates, trials: int, s: Settings, batch: int, first: int = 0):
+    def __init__(self, net, cands: Candidates, trials: int, s: Settings, batch: int, first=0):
         self.net = ExactEndgames(net) if s.bearoff else net
         self.s, self.c, self.trials = s, cands, trials
-        self.first = first  # plays trials first .. first + trials - 1 (their dice); results at 0 .. trials - 1
+        # the trials played (their dice): first .. first + trials - 1, or the numbers of the array
+        # ``first`` (trials of them); results at 0 .. trials - 1
+        self.numbers = (np.asarray(first, dtype=np.int64) if np.ndim(first) else int(first) + np.arange(trials))
+        if len(self.numbers) != trials:
+            raise ValueError(f"{trials} trials, but {len(self.numbers)} trial numbers")
         n_c, k = len(cands.positions), self.net.config.outputs
         self.probs = np.full((n_c, trials, k), np.nan)  # luck-adjusted
         self.raw = np.full((n_c, trials, k), np.nan)
@@ -382,7 +386,7 @@ class Trials:
     def _play(self, slots) -> None:
         s, game = self.s, self.s.game
         t, c = self.item[slots] // len(self.c.positions), self.item[slots] % len(self.c.positions)
-        dice = trial_dice(s.seed, self.first + t, self.ply[slots], s.quasi)
+        dice = trial_dice(s.seed, self.numbers[t], self.ply[slots], s.quasi)
         if s.vr:  # every roll of every distinct (position, cube) on roll
             key = np.concatenate([self.pos[slots].astype(np.int64),
                                   np.stack([self.root_turn[slots], self.cube[slots], self.owner[slots],

@@ -93,3 +93,56 @@ def test_bad_worker_flags_are_one_line():
                               cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
                               env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert done.returncode == 2 and "Traceback" not in done.stderr and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_local_processes_give_the_numbers_of_one_process_to_rounding(tiny):
+    """Forked processes (evaluate.py rollout's default): each process's trials played as in one process
+    (the same dice: the trial numbers are kept), the results merged into the caller's arrays; the same
+    numbers again for the same number of processes."""
+    from model.search.rollout_workers import LocalTrials, local_trials
+
+    _, net = tiny
+    pos = start_position("backgammon", 1)[0]
+    kw = {"trials": TRIALS, "seed": SEED, "truncate": 6, "batch": BATCH}
+    captured = []
+
+    def engine(*args):
+        captured.append(local_trials(2)(*args))
+        return captured[-1]
+
+    two = rollout(net, pos, (4, 2), engine=engine, **kw)
+    assert isinstance(captured[0], LocalTrials) and captured[0].done.all()
+    again = rollout(net, pos, (4, 2), engine=local_trials(2), **kw)
+    assert numbers(two) == numbers(again) and two.trials == TRIALS
+    three = rollout(net, pos, (4, 2), engine=local_trials(3), **kw)
+    here = rollout(net, pos, (4, 2), **kw)
+    for other in (three, here):
+        assert [p.label for p in other.plays] == [p.label for p in two.plays]
+        np.testing.assert_allclose(values(other), values(two), atol=1e-6)
+    one = []
+    rollout(net, pos, trials=4, seed=SEED, truncate=2, engine=lambda *a: one.append(local_trials(1)(*a)) or one[-1])
+    assert type(one[0]) is Trials  # one process: played here, nothing forked
+
+
+def values(result) -> np.ndarray:
+    return np.array([[p.equity, p.equity_se, p.raw_equity_se, *p.probs, *p.probs_se] for p in result.plays])
+
+
+def test_local_processes_stop_on_request_with_the_trials_finished(tiny):
+    """A stop request (the web's cancel; Ctrl-C takes the same path) ends the processes; the result keeps
+    the prefix of trials finished."""
+    from model.search.rollout_workers import local_trials
+
+    _, net = tiny
+    pos = start_position("backgammon", 1)[0]
+    seen = []
+    part = rollout(net, pos, trials=20_000, seed=SEED, batch=BATCH, engine=local_trials(2),
+                   progress=seen.append, stop=lambda: sum(seen) >= 20)
+    assert part.interrupted and 20 <= part.trials < 20_000 and part.evaluation.trials == part.trials
+
+
+def test_bad_processes_flag_is_one_line():
+    done = subprocess.run([sys.executable, "evaluate.py", "rollout", "4HPwATDgc/ABMA", "--dice", "42",
+                           "--processes", "-1"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "--processes" in done.stderr, done.stderr
