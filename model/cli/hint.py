@@ -285,7 +285,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--rollout", type=int, default=0, metavar="N",
                         help="confirm the ranking: roll out the plays listed (or the cube decision), N trials "
-                        "each (a single position, not --jsonl)")
+                        "each (a single position, not --jsonl; on every core, as evaluate.py rollout)")
     args = parser.parse_args(argv)
     if (args.position is None) == (args.jsonl is None):
         parser.error("give a position, or --jsonl FILE (not both)")
