@@ -251,10 +251,10 @@ def _base(game: GameReplay, index: int, step, kind: str, view) -> dict:
 
 
 def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, rollout_max: int = 10,
-                   jacoby: bool = True, met: str | None = None, seed: int = 0) -> dict:
+                   jacoby: bool = True, met: str | None = None, seed: int = 0, processes: int = 1) -> dict:
     """The analysis of ``record`` as a JSON-ready dict (model/cli/analyse.py documents its schema).
     ``bot``: a model.bot Bot with a network; ``jacoby``: money play under the Jacoby rule (gnubg's
-    default when it imports a .mat). FormatError (a ValueError) for a record the rules refuse."""
+    default when it imports a .mat); ``processes``: the rollouts' (Bot.rollout's; 0: one per core). FormatError (a ValueError) for a record the rules refuse."""
     if bot.net is None or bot.game != "backgammon":
         raise ValueError(f"{bot.name}: match analysis needs a backgammon network")
     if plies < 0 or rollout < 0 or rollout == 1:
@@ -301,7 +301,7 @@ def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, r
     if rollout:
         from model.analysis.rollouts import roll_out_worst
 
-        roll_out_worst(bot, decisions, contexts, rollout, rollout_max, seed)
+        roll_out_worst(bot, decisions, contexts, rollout, rollout_max, seed, processes)
     match = record.match_length > 0
     return {
         "schema": SCHEMA,

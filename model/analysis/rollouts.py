@@ -31,29 +31,31 @@ def worst(decisions: list[dict], at_most: int) -> list[int]:
     return sorted(marked, key=lambda i: -decisions[i]["loss"])[:at_most]
 
 
-def roll_out_worst(bot, decisions: list[dict], contexts: list, trials: int, at_most: int, seed: int = 0) -> int:
+def roll_out_worst(bot, decisions: list[dict], contexts: list, trials: int, at_most: int, seed: int = 0,
+                   processes: int = 1) -> int:
     """Roll out the worst decisions (module docstring), updating them in place; ``contexts[i]`` is the
-    (position, model.cube CubeState) of decision i. Returns how many were rolled out."""
+    (position, model.cube CubeState) of decision i; ``processes``: Bot.rollout's (0: one per core).
+    Returns how many were rolled out."""
     cube_results: dict = {}
     chosen = worst(decisions, at_most)
     for i in chosen:
         d, (position, view) = decisions[i], contexts[i]
         d["ply_loss"] = d["loss"]
         if d["kind"] == "move":
-            _checker(bot, d, position, view, trials, seed)
+            _checker(bot, d, position, view, trials, seed, processes)
         else:
             key = (d["game"], d["position_id"], view)
             if key not in cube_results:
-                cube_results[key] = bot.rollout(position, None, trials, state=view, seed=seed)
+                cube_results[key] = bot.rollout(position, None, trials, state=view, seed=seed, processes=processes)
             _cube(d, cube_results[key], view)
         d["mark"] = mark(d["loss"])
         d["evaluated"] = f"rollout {trials}"
     return len(chosen)
 
 
-def _checker(bot, d: dict, position, view, trials: int, seed: int) -> None:
+def _checker(bot, d: dict, position, view, trials: int, seed: int, processes: int) -> None:
     result = bot.rollout(position, d["dice"], trials, state=view, cubeful=True, seed=seed,
-                         plays=[d["best"], d["played"]])
+                         plays=[d["best"], d["played"]], processes=processes)
     values = {e.label: e.cubeful for e in result.plays}
     played = values[d["played"]]
     best = max(values.values())

@@ -69,6 +69,8 @@ def build_parser() -> OneLineParser:
     p.add_argument("--rollout-max", type=int, default=10, metavar="M",
                    help="roll out at most M decisions, the worst first (default 10)")
     p.add_argument("--seed", type=int, default=0, help="dice seed of the rollouts (default 0)")
+    p.add_argument("--processes", type=int, default=0, help="the rollouts' processes, as evaluate.py rollout's "
+                   "(default: 0, one per core; 1: in this process)")
     p.add_argument("--bot", default=None, help="checkpoint path (default: the shipped backgammon net)")
     p.add_argument("--met", default=None, help="match equity table name or XML file (default Kazaross-XG2)")
     p.add_argument("--no-jacoby", action="store_true",
@@ -87,8 +89,8 @@ def main(argv: list[str]) -> int:
 
 def analyse_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    if args.rollout < 0 or args.rollout == 1 or args.rollout_max < 0:
-        raise UsageError("--rollout is 0 (none) or at least 2 trials, --rollout-max at least 0")
+    if args.rollout < 0 or args.rollout == 1 or args.rollout_max < 0 or args.processes < 0:
+        raise UsageError("--rollout is 0 (none) or at least 2 trials, --rollout-max and --processes at least 0")
     try:
         text = Path(args.file).read_bytes().decode("utf-8", errors="replace")
     except OSError as e:
@@ -110,7 +112,8 @@ def analyse_main(argv: list[str]) -> int:
         raise UsageError(str(e)) from None
     try:
         report = analyse_mat_text(text, bot, args.ply, rollout=args.rollout, rollout_max=args.rollout_max,
-                                  jacoby=not args.no_jacoby, met=args.met, seed=args.seed)
+                                  jacoby=not args.no_jacoby, met=args.met, seed=args.seed,
+                                  processes=args.processes)
     except ValueError as e:
         raise UsageError(f"{args.file}: {e}") from None
     if args.html:

@@ -182,6 +182,10 @@ def test_the_worst_decision_is_rolled_out(bot):
     values = d["rollout"]["values"]
     assert d["loss"] == pytest.approx(max(0.0, values[texts[0]] - values[texts[1]]))
     assert d["mark"] == marks.mark(d["loss"])
+    # analyse --rollout's default, a process per core: the same trials and dice, the same values to rounding
+    forked = {**d, "mark": "very bad", "loss": d["ply_loss"]}
+    assert roll_out_worst(bot, [forked], [(pos, view)], trials=8, at_most=5, processes=2) == 1
+    assert forked["rollout"]["values"] == pytest.approx(values, abs=1e-6)
 
 
 def test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth(bot):
