@@ -9,8 +9,9 @@
 Positions are read as hint reads them (JSON, gnubg Position ID[:Match ID], XGID; the cube and match
 state and the dice from the Match ID or XGID). The trials are played in one process per core of this
 machine (--processes N to choose; 1: in this process), or with --workers N in N Ray processes (this
-machine, or the cluster of --ray-address); model/search/rollout_workers.py: the same numbers for one
-seed whatever N, processes or workers (in one process: the same to float32 rounding). Trials are batched, with common quasi-random dice,
+machine, or the cluster of --ray-address); model/search/rollout_workers.py. One seed gives the very
+same numbers for the same --processes N, and for any number of Ray workers; otherwise numbers that
+agree to float32 rounding (about 1e-7) and the same plays. Trials are batched, with common quasi-random dice,
 luck adjustment (off: --no-vr), bear-offs valued by the databases (off: --no-bearoff), optional
 truncation and n-ply checker play; model/search/rollout.py has the method and the formulas. A
 progress bar runs on stderr; Ctrl-C stops and reports the trials finished so far.
@@ -80,9 +81,10 @@ def build_parser() -> OneLineParser:
     p.add_argument("--met", default="Kazaross-XG2", help="match equity table name or XML file")
     p.add_argument("--batch", type=int, default=None, help="trials in play at once (default: 256, 4096 with --no-vr)")
     p.add_argument("--processes", type=int, default=0, help="play the trials in N processes of this machine "
-                   "(default: 0, one per core; 1: in this process); the same numbers for one seed whatever N > 1")
+                   "(default: 0, one per core; 1: in this process); the same numbers for one seed and N, to float32 "
+                   "rounding for another N")
     p.add_argument("--workers", type=int, default=0, help="play the trials in N Ray worker processes (the "
-                   "[ray] extra) instead; the same numbers as --processes")
+                   "[ray] extra) instead; the same numbers for one seed whatever N")
     p.add_argument("--ray-address", default="", help="with --workers: the Ray cluster to use, HOST:PORT or "
                    "'auto' (default: start Ray on this machine)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")

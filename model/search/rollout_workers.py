@@ -182,6 +182,8 @@ class LocalTrials:
         finally:
             _FORKED = ()
             for proc in procs:
+                if proc.pid is None:  # not started (a fork that failed)
+                    continue
                 if proc.is_alive():
                     proc.terminate()
                 proc.join()
@@ -211,7 +213,7 @@ def default_processes() -> int:
 def local_trials(processes: int = 0):
     """An ``engine`` for model.search.rollout.rollout that plays the trials in ``processes`` forked
     processes of this machine (0: one per core), or in this process (model/search/trials.py's Trials)
-    when that is 1, when the rollout is a single chunk, or when the network cannot be forked."""
+    when that is 1, for a single trial, or when the network cannot be forked (``forkable``)."""
     n = processes or default_processes()
 
     def engine(evaluator, cands, trials, s, batch):
