@@ -155,10 +155,7 @@ class LocalTrials:
         self.probs, self.raw = self.shared["probs"], self.shared["raw"]
         self.cf, self.cf_raw, self.done = self.shared["cf"], self.shared["cf_raw"], self.shared["done"]
 
-    def completed(self) -> int:
-        """Trials t such that every trial <= t of every candidate is finished (a prefix)."""
-        whole = self.done.all(axis=0)
-        return int(np.argmin(whole)) if not whole.all() else self.trials
+    completed = Trials.completed  # the same (candidates, trials) ``done`` flags: the same prefix
 
     def run(self, progress=None) -> None:
         """Play every trial; ``progress(n)`` every POLL seconds with the trials finished since.
@@ -214,6 +211,8 @@ def local_trials(processes: int = 0):
     """An ``engine`` for model.search.rollout.rollout that plays the trials in ``processes`` forked
     processes of this machine (0: one per core), or in this process (model/search/trials.py's Trials)
     when that is 1, for a single trial, or when the network cannot be forked (``forkable``)."""
+    if processes < 0:
+        raise ValueError(f"processes must be >= 0 (0: one per core), got {processes}")
     n = processes or default_processes()
 
     def engine(evaluator, cands, trials, s, batch):

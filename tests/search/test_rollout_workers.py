@@ -122,6 +122,8 @@ def test_local_processes_give_the_numbers_of_one_process_to_rounding(tiny):
     one = []
     rollout(net, pos, trials=4, seed=SEED, truncate=2, engine=lambda *a: one.append(local_trials(1)(*a)) or one[-1])
     assert type(one[0]) is Trials  # one process: played here, nothing forked
+    with pytest.raises(ValueError, match="processes"):
+        local_trials(-1)
 
 
 def values(result) -> np.ndarray:
