@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     from engine.tools.cli import UsageError, run_main
     from model.net.checkpoint import CheckpointError, load_net, save
     from model.net.equity import cubeless_equity
-    from model.players.base import group_argmax
+    from model.train.labels import choice_losses
     from model.train.td import TDLearner
 
     def read_chunk(path: Path) -> dict:
@@ -105,15 +105,9 @@ def main(argv: list[str]) -> int:
 
         def choice_error(chunk, got) -> tuple[float, int]:
             """Equity x 1000 the net's pick among each family of candidates loses by the labels, and
-            how many families of two or more (the labels: opponent on roll, so the lowest is best)."""
-            label = cubeless_equity(game, chunk["targets"].astype(np.float64))
-            mine = cubeless_equity(game, got)
-            _, family, size = np.unique(chunk["group"], return_inverse=True, return_counts=True)
-            pick = group_argmax(-mine, family.reshape(-1), len(size))
-            best = group_argmax(-label, family.reshape(-1), len(size))
-            multi = size > 1
-            lost = label[pick] - label[best]
-            return (1000 * float(lost[multi].mean()) if multi.any() else 0.0), int(multi.sum())
+            how many families of two or more (model/train/labels.py)."""
+            lost = choice_losses(game, chunk["targets"], got, chunk["group"])
+            return (1000 * float(lost.mean()) if len(lost) else 0.0), len(lost)
 
         def score(tag: str) -> None:
             for folder, held, total, chunks in tests:

@@ -1,0 +1,111 @@
+"""How much a deeper teacher knows that a shallower look-ahead does not, on sibling label chunks.
+
+    python scripts/teacher_agreement.py checkpoints/backgammon.safetensors runs/l3p-a runs/l3p-b --plies 0,1,2
+
+For each family of candidate plays in scripts/two_ply_labels.py ``--siblings`` chunks (made with the
+same net), every depth of ``--plies`` values the candidates itself (model/search/lookahead.py's
+``evaluate_positions``, pruned as the chunk's labels were, bear-offs from the databases) and picks
+one; the chunk's own labels judge the pick: the choice error (equity x 1000 lost per family of two or
+more, model/train/labels.py), the share of families where it picks another play than the labels, and
+the mean equity shift of the labels against that depth's values (``--judge N``: the net's own N-ply
+values judge instead of the labels). A fit to the labels can teach the 0-ply net at most what
+separates the labels from its own picks; what separates them from a cheaper teacher's (say 2-ply
+against 3-ply labels) is what the dearer labels add.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+LOOK = 64  # positions per look-ahead call (scripts/two_ply_labels.py)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkpoint", help="the net that made the labels (.pt or .safetensors)")
+    parser.add_argument("chunks", nargs="+", help="chunk_*.npz files or folders of them")
+    parser.add_argument("--plies", default="0,1,2", help="depths to judge, comma-separated (default 0,1,2)")
+    parser.add_argument("--max-chunks", type=int, default=0, help="at most this many chunks of each folder (0: all)")
+    parser.add_argument("--judge", type=int, default=-1,
+                        help="judge by the net's own values at this many plies instead of the chunks' labels")
+    parser.add_argument("--json", help="write the figures to this file")
+    args = parser.parse_args(argv)
+    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import numpy as np
+
+    from engine.tools.cli import UsageError, run_main
+    from model.net.checkpoint import CheckpointError, load_net
+    from model.net.equity import cubeless_equity
+    from model.net.evaluator import ExactEndgames
+    from model.search.lookahead import evaluate_positions
+    from model.train.labels import choice_losses
+
+    def run(_argv) -> int:
+        try:
+            depths = [int(p) for p in args.plies.split(",")]
+        except ValueError:
+            raise UsageError(f"--plies must be whole numbers separated by commas, not {args.plies!r}") from None
+        if not depths or min(depths) < 0 or args.max_chunks < 0:
+            raise UsageError("--plies must be 0 or more, --max-chunks 0 or more")
+        files = []
+        for name in args.chunks:
+            path = Path(name)
+            found = sorted(path.glob("chunk_*.npz")) if path.is_dir() else [path] if path.is_file() else []
+            if not found:
+                raise UsageError(f"no chunk files at {name}")
+            files += found[: args.max_chunks] if args.max_chunks else found
+        try:
+            net, _ = load_net(args.checkpoint, backend="numpy")
+        except (CheckpointError, OSError, ValueError) as err:
+            raise UsageError(f"cannot load {args.checkpoint}: {err}") from None
+        evaluator, game = ExactEndgames(net), net.config.game
+
+        def values(pos, plies, prune):
+            return np.concatenate([evaluate_positions(evaluator, pos[s : s + LOOK], plies, prune=prune)
+                                   for s in range(0, len(pos), LOOK)])
+
+        losses = {d: [] for d in depths}
+        shifts = {d: [] for d in depths}
+        label_plies = set()
+        for f in files:
+            with np.load(f) as chunk:
+                c = dict(chunk)
+            if "group" not in c:
+                raise UsageError(f"{f} has no sibling families (made without --siblings)")
+            label_plies.add(int(c["plies"]) if args.judge < 0 else args.judge)
+            pos, prune = c["positions"], int(c["prune"])
+            judge = c["targets"] if args.judge < 0 else values(pos, args.judge, prune)
+            labels = cubeless_equity(game, judge.astype(np.float64))
+            for d in depths:
+                got = values(pos, d, prune)
+                losses[d].append(choice_losses(game, judge, got, c["group"]))
+                shifts[d].append(labels - cubeless_equity(game, got))
+        rows = []
+        judged = "the labels" if args.judge < 0 else f"the net's own {args.judge}-ply"
+        made = f" (labels at {'/'.join(map(str, sorted(label_plies)))} plies)" if args.judge < 0 else ""
+        print(f"{len(files)} chunks, judged by {judged}{made}")
+        for d in depths:
+            lost, shift = np.concatenate(losses[d]), np.concatenate(shifts[d])
+            half = 1960 * float(lost.std(ddof=1)) / np.sqrt(len(lost)) if len(lost) > 1 else 0.0
+            row = {"plies": d, "families": len(lost), "choice_error": 1000 * float(lost.mean()),
+                   "choice_error_95": half, "disagree": float(np.mean(lost > 0)),
+                   "mean_shift": float(shift.mean()), "mean_abs_shift": float(np.abs(shift).mean())}
+            rows.append(row)
+            print(f"{d}-ply picks, judged by {judged}: choice error {row['choice_error']:.2f} +- {half:.2f} "
+                  f"over {len(lost)} families, another play in {100 * row['disagree']:.1f}%; labels minus "
+                  f"{d}-ply equity {row['mean_shift']:+.4f} (mean absolute {row['mean_abs_shift']:.4f})")
+        if args.json:
+            Path(args.json).write_text(json.dumps({"checkpoint": args.checkpoint, "chunks": [str(f) for f in files],
+                                                   "label_plies": sorted(label_plies), "judge": args.judge,
+                                                   "depths": rows}, indent=1))
+        return 0
+
+    return run_main("teacher_agreement.py", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
