@@ -30,12 +30,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("chunks", nargs="+", help="chunk_*.npz files or folders of them")
     parser.add_argument("--plies", default="0,1,2", help="depths to judge, comma-separated (default 0,1,2)")
     parser.add_argument("--max-chunks", type=int, default=0, help="at most this many chunks of each folder (0: all)")
-    parser.add_argument("--judge", type=int, default=-1,
+    parser.add_argument("--judge", type=int, default=None,
                         help="judge by the net's own values at this many plies instead of the chunks' labels")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
     import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import zipfile
+
     import numpy as np
+    from tqdm import tqdm
 
     from engine.tools.cli import UsageError, run_main
     from model.net.checkpoint import CheckpointError, load_net
@@ -49,8 +52,9 @@ def main(argv: list[str]) -> int:
             depths = [int(p) for p in args.plies.split(",")]
         except ValueError:
             raise UsageError(f"--plies must be whole numbers separated by commas, not {args.plies!r}") from None
-        if not depths or min(depths) < 0 or args.max_chunks < 0:
-            raise UsageError("--plies must be 0 or more, --max-chunks 0 or more")
+        if not depths or min(depths) < 0 or args.max_chunks < 0 or (args.judge is not None and args.judge < 0):
+            raise UsageError("--plies and --judge must be 0 or more, --max-chunks 0 or more")
+        own = args.judge is not None  # judged by the net's own look-ahead, not the labels
         files = []
         for name in args.chunks:
             path = Path(name)
@@ -71,22 +75,29 @@ def main(argv: list[str]) -> int:
         losses = {d: [] for d in depths}
         shifts = {d: [] for d in depths}
         label_plies = set()
+        chunks = []  # every chunk read (and checked) before the long part begins
         for f in files:
-            with np.load(f) as chunk:
-                c = dict(chunk)
-            if "group" not in c:
-                raise UsageError(f"{f} has no sibling families (made without --siblings)")
-            label_plies.add(int(c["plies"]) if args.judge < 0 else args.judge)
-            pos, prune = c["positions"], int(c["prune"])
-            judge = c["targets"] if args.judge < 0 else values(pos, args.judge, prune)
+            try:
+                with np.load(f) as chunk:
+                    c = dict(chunk)
+                chunks.append((c["positions"], int(c["prune"]), c["targets"], c["group"], int(c.get("plies", 2))))
+            except (OSError, ValueError, zipfile.BadZipFile) as err:
+                raise UsageError(f"cannot read {f}: {err}") from None
+            except KeyError as err:
+                raise UsageError(f"{f} has no {err} (not a --siblings chunk of two_ply_labels.py)") from None
+        for pos, prune, targets, group, plies in tqdm(chunks, unit="chunk", desc="judging"):
+            label_plies.add(args.judge if own else plies)
+            judge = values(pos, args.judge, prune) if own else targets
             labels = cubeless_equity(game, judge.astype(np.float64))
             for d in depths:
                 got = values(pos, d, prune)
-                losses[d].append(choice_losses(game, judge, got, c["group"]))
+                losses[d].append(choice_losses(game, judge, got, group))
                 shifts[d].append(labels - cubeless_equity(game, got))
+        if not sum(len(part) for part in losses[depths[0]]):
+            raise UsageError("no family of two or more candidates in these chunks")
         rows = []
-        judged = "the labels" if args.judge < 0 else f"the net's own {args.judge}-ply"
-        made = f" (labels at {'/'.join(map(str, sorted(label_plies)))} plies)" if args.judge < 0 else ""
+        judged = f"the net's own {args.judge}-ply" if own else "the labels"
+        made = "" if own else f" (labels at {'/'.join(map(str, sorted(label_plies)))} plies)"
         print(f"{len(files)} chunks, judged by {judged}{made}")
         for d in depths:
             lost, shift = np.concatenate(losses[d]), np.concatenate(shifts[d])
