@@ -85,12 +85,16 @@ def main(argv: list[str]) -> int:
                 raise UsageError(f"cannot read {f}: {err}") from None
             except KeyError as err:
                 raise UsageError(f"{f} has no {err} (not a --siblings chunk of two_ply_labels.py)") from None
+            if chunks[-1][2].ndim != 2 or chunks[-1][2].shape[1] != net.config.outputs:
+                raise UsageError(f"{f}: its labels do not have the {net.config.outputs} outputs of "
+                                 f"{args.checkpoint} (a chunk of another game's net?)")
         for pos, prune, targets, group, plies in tqdm(chunks, unit="chunk", desc="judging"):
             label_plies.add(args.judge if own else plies)
-            judge = values(pos, args.judge, prune) if own else targets
+            ahead = {d: values(pos, d, prune) for d in {*depths, *([args.judge] if own else [])}}
+            judge = ahead[args.judge] if own else targets
             labels = cubeless_equity(game, judge.astype(np.float64))
             for d in depths:
-                got = values(pos, d, prune)
+                got = ahead[d]
                 losses[d].append(choice_losses(game, judge, got, group))
                 shifts[d].append(labels - cubeless_equity(game, got))
         if not sum(len(part) for part in losses[depths[0]]):

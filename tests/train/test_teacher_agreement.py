@@ -59,6 +59,10 @@ def test_a_depth_agrees_with_its_own_labels_and_the_net_is_charged_its_gap(tmp_p
     np.savez(plain / "chunk_00000.npz", positions=pos, targets=labels, prune=0, plies=1)
     bad = run_script("teacher_agreement.py", tmp_path / "net.pt", plain)
     assert bad.returncode == 2 and "has no 'group'" in bad.stderr and len(bad.stderr.strip().splitlines()) == 1
+    np.savez(plain / "chunk_00002.npz", positions=pos, targets=labels[:, :3], group=group, prune=0, plies=1)
+    other = run_script("teacher_agreement.py", tmp_path / "net.pt", plain / "chunk_00002.npz")  # nardi's 3 outputs
+    assert other.returncode == 2 and "do not have the 5 outputs" in other.stderr
+    assert len(other.stderr.strip().splitlines()) == 1
     (plain / "chunk_00001.npz").write_bytes(b"not a zip")
     broken = run_script("teacher_agreement.py", tmp_path / "net.pt", plain / "chunk_00001.npz")
     assert broken.returncode == 2 and "cannot read" in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
