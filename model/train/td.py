@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from engine.board import CHECKERS, OFF, flip, winner_score
+from engine.board import CHECKERS, OFF, flip, has_contact, winner_score
 from engine.movegen import legal_plays
 from model.arena.pool import CubelessGames
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
@@ -39,6 +39,8 @@ from model.net.network import OutcomeNet
 from model.net.table_forward import TableForward
 from model.players.base import group_argmax, group_starts
 from model.players.net_player import child_probabilities
+from model.search.luck import scores as pubeval_scores
+from model.search.luck import top_distinct
 from model.train.one_ply import ROLLS, best_replies, throw
 
 TARGETS = ("sample", "one-ply")
@@ -135,7 +137,8 @@ class SelfPlayActor:
 
     def __init__(self, net: OutcomeNet, games: int = 256, lam: float = 0.7, seed: int = 0,
                  device="cpu", max_plies: int = 600, explore: float = 0.0, exact_endgames: bool = False,
-                 target: str = "sample", prune: int = 0, starts: np.ndarray | None = None):
+                 target: str = "sample", prune: int = 0, starts: np.ndarray | None = None,
+                 play_prune: int = 0):
         self.game = net.config.game
         self.net = OutcomeNet(net.config).to(device)
         self.net.load_state_dict(net.state_dict())
@@ -151,6 +154,9 @@ class SelfPlayActor:
             raise ValueError(f"target must be one of {', '.join(TARGETS)}, not {target!r}")
         self.target = target  # "one-ply": model/train/one_ply.py
         self.prune = prune
+        if play_prune < 0:
+            raise ValueError(f"play_prune must be 0 or more, not {play_prune}")
+        self.play_prune = play_prune if self.game == "backgammon" else 0  # pubeval is backgammon's
         self.device = device
         self.lam = lam
         self.explore = explore
@@ -183,6 +189,10 @@ class SelfPlayActor:
         if opening.any():
             dice[opening] = opening_dice(self.game, self.rng, int(opening.sum()))
         children, parent = legal_plays(self.game, self.table.pos, dice)
+        if self.play_prune:  # only pubeval's K best plays of each roll go to the network
+            contact = has_contact(self.game, self.table.pos)
+            keep = np.flatnonzero(top_distinct(pubeval_scores(children, contact[parent]), parent, self.play_prune))
+            children, parent = children[keep], parent[keep]
         probs = child_probabilities(self.evaluator, children, self.device)
         pick = group_argmax(cubeless_equity(self.game, probs), parent, self.n)
         if self.explore > 0:

@@ -88,3 +88,44 @@ def test_net_probabilities_are_consistent():
         p = net(torch.randn(500, net.config.inputs) * 3).numpy()
     assert (p[:, 1] <= p[:, 0] + 1e-7).all() and (p[:, 2] <= p[:, 1] + 1e-7).all()
     assert (p[:, 3] <= 1 - p[:, 0] + 1e-7).all() and (p[:, 4] <= p[:, 3] + 1e-7).all()
+
+
+def test_play_prune_plays_the_nets_best_of_pubevals_k_best():
+    """With play_prune K, every ply's play is, of the K plays pubeval ranks highest for the roll, the one
+    the net values most; the games stay legal and the learner gets the same kind of samples."""
+    from engine.board import has_contact
+    from engine.movegen import legal_plays
+    from model.net.equity import cubeless_equity
+    from model.players.base import group_argmax
+    from model.players.net_player import child_probabilities
+    from model.search.luck import scores, top_distinct
+
+    torch.manual_seed(0)
+    net = OutcomeNet(NetConfig("backgammon", (16,)))
+    k, n = 3, 24
+    actor = SelfPlayActor(net, games=n, seed=5, play_prune=k)
+    checked = differs = 0
+    for _ in range(60):
+        before = actor.table.pos.copy()
+        state = actor.rng.bit_generator.state
+        later = actor.table.plies > 0  # the opening's dice come from a second draw: checked apart
+        chosen = actor._step()
+        # the same dice again, every play scored: the actor's play is the net's best of pubeval's top k
+        after = actor.rng.bit_generator.state
+        actor.rng.bit_generator.state = state
+        dice = actor.rng.integers(1, 7, (n, 2))
+        actor.rng.bit_generator.state = after
+        children, parent = legal_plays("backgammon", before, dice)
+        top = top_distinct(scores(children, has_contact("backgammon", before)[parent]), parent, k)
+        value = cubeless_equity("backgammon", child_probabilities(actor.forward, children))
+        best_top = children[group_argmax(np.where(top, value, -np.inf), parent, n)]
+        assert (chosen[later] == best_top[later]).all()
+        differs += int((children[group_argmax(value, parent, n)] != best_top)[later].any(axis=1).sum())
+        checked += int(later.sum())
+        _, ended, _ = actor.table.end_turn(np.arange(n), chosen)
+        actor.table.deal(np.flatnonzero(ended))
+    assert checked >= n * 50 and differs > 0  # pruning does change some plays of this untrained net
+    exp = SelfPlayActor(net, games=16, seed=2, play_prune=k).play(400)
+    assert is_valid("backgammon", exp.positions).all() and exp.games > 0
+    assert (exp.targets >= 0).all() and (exp.targets <= 1).all()
+    assert SelfPlayActor(OutcomeNet(NetConfig("nardi", (8,))), games=2, play_prune=8).play_prune == 0
