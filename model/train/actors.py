@@ -81,7 +81,7 @@ class SelfPlayWorker:
 
     def __init__(self, config: dict, index: int, seed: int, games: int, lam: float, explore: float,
                  exact_endgames: bool, device: str = "cpu", target: str = "sample", prune: int = 0,
-                 generation: int = 0):
+                 generation: int = 0, play_prune: int = 0):
         import warnings
 
         import ray
@@ -100,7 +100,8 @@ class SelfPlayWorker:
         # so that Ray can always run it again)
         self.actor = SelfPlayActor(OutcomeNet(NetConfig.from_dict(config)), games=games, lam=lam,
                                    seed=np.random.SeedSequence(entropy), device=device, explore=explore,
-                                   exact_endgames=exact_endgames, target=target, prune=prune)
+                                   exact_endgames=exact_endgames, target=target, prune=prune,
+                                   play_prune=play_prune)
         self.version = -1
 
     def pid(self) -> int:
@@ -122,7 +123,8 @@ class RayActors:
 
     def __init__(self, n: int, net, *, games: int, lam: float, seed: int, explore: float = 0.0,
                  exact_endgames: bool = False, address: str = "", inflight: int = 2, gpus: float = 0.0,
-                 log=print, start_timeout: float = 180.0, target: str = "sample", prune: int = 0):
+                 log=print, start_timeout: float = 180.0, target: str = "sample", prune: int = 0,
+                 play_prune: int = 0):
         try:
             ray, self.started_ray = start_ray(address, n, "--actors")
         except ClusterError as e:
@@ -133,7 +135,7 @@ class RayActors:
         self.remote = ray.remote(num_cpus=1, num_gpus=gpus, max_restarts=-1, max_task_retries=0)(SelfPlayWorker)
         self.spec = {"config": net.config.to_dict(), "seed": seed, "games": games, "lam": lam,
                      "explore": explore, "exact_endgames": exact_endgames, "device": "cuda" if gpus > 0 else "cpu",
-                     "target": target, "prune": prune}
+                     "target": target, "prune": prune, "play_prune": play_prune}
         self.handles = [self._spawn(i) for i in range(n)]
         self.pending: dict = {}  # object reference of a request -> the actor's index
         self.down_since: list[float | None] = [None] * n  # when each failing actor first failed

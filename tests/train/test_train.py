@@ -63,6 +63,10 @@ def test_bad_flags_and_bad_resume_give_one_line(tmp_path):
     """Bad flags exit 2 with a message, and resuming a missing or corrupt run is refused cleanly."""
     proc = run_train("--game", "chess", check=False)
     assert proc.returncode == 2 and "--game" in proc.stderr and "Traceback" not in proc.stderr
+    for flags in (("--game", "nardi", "--play-prune", "8"), ("--target", "one-ply", "--play-prune", "8"),
+                  ("--play-prune", "-1")):
+        proc = run_train(*flags, check=False)
+        assert proc.returncode == 2 and "--play-prune" in proc.stderr and "Traceback" not in proc.stderr
     proc = run_train("--game", "nardi", "--run-dir", str(tmp_path / "none"), "--resume", check=False)
     assert proc.returncode == 2 and "cannot resume" in proc.stderr and "Traceback" not in proc.stderr
     (tmp_path / "bad").mkdir()
