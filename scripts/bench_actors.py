@@ -11,6 +11,9 @@ passes of --samples-per-update positions after two passes of warm-up, in a proce
   cluster 2   2 Ray actors on a two-node cluster started on this machine (ray.cluster_utils.Cluster:
               a head node and a second node, one CPU each, so one actor per node)
 
+and any of them with " prune K" after it (say "actors 2 prune 8"): the actors play with train.py's
+--play-prune K (the net scores only the K plays of each roll that pubeval ranks highest).
+
 games/s counts the games whose positions were learned, learning included. gnubg's speed is Debian's
 gnubg 1.07 rolling out the opening position cubeless at 0-ply without variance reduction or
 truncation (scripts/bench_rollout.py's script): each trial is one whole game of gnubg against itself.
@@ -45,6 +48,15 @@ import model.cli.blas  # (one BLAS thread, as train.py: set before numpy loads, 
 SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
 
 
+def parse_setting(setting: str) -> tuple[str, int, int]:
+    """("actors" or "cluster", actors, prune) of a setting such as "actors 2" or "actors 2 prune 8"."""
+    words = setting.split()
+    if len(words) not in (2, 4) or words[0] not in ("actors", "cluster") or not words[1].isdigit() or (
+            len(words) == 4 and (words[2] != "prune" or not words[3].isdigit())):
+        raise ValueError(f"not a setting: {setting!r} (one of {', '.join(SETTINGS)}, optionally followed by 'prune K')")
+    return words[0], int(words[1]), int(words[3]) if len(words) == 4 else 0
+
+
 def one(setting: str, args) -> dict:
     """Time one setting in this process: {"games", "seconds", "games_per_s", "staleness"}."""
     import numpy as np
@@ -58,8 +70,7 @@ def one(setting: str, args) -> dict:
     torch.manual_seed(0)
     net, _ = load_net(args.checkpoint, "backgammon", backend="torch")
     learner = TDLearner(net, batch_size=1024)
-    kind, n = setting.split()
-    n = int(n)
+    kind, n, prune = parse_setting(setting)
     cluster = None
     if kind == "cluster":
         import ray
@@ -70,9 +81,10 @@ def one(setting: str, args) -> dict:
         cluster.add_node(num_cpus=1)
         ray.init(address=cluster.address, runtime_env={"env_vars": {"PYTHONPATH": str(ROOT)}})
     if n == 0:
-        source = LocalActor(SelfPlayActor(net, games=args.parallel_games, seed=0))
+        source = LocalActor(SelfPlayActor(net, games=args.parallel_games, seed=0, play_prune=prune))
     else:
-        source = RayActors(n, net, games=args.parallel_games, lam=0.7, seed=0, log=lambda _: None)
+        source = RayActors(n, net, games=args.parallel_games, lam=0.7, seed=0, log=lambda _: None,
+                           play_prune=prune)
     staleness = []
     try:
         for i in range(2 + args.updates):
@@ -104,7 +116,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--updates", type=int, default=8, help="timed learning passes per run")
     parser.add_argument("--threads", type=int, default=0, help="the learner's torch threads (0 = all cores)")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--settings", default=",".join(SETTINGS), help="which of: " + ", ".join(SETTINGS))
+    parser.add_argument("--settings", default=",".join(SETTINGS), help="which of: " + ", ".join(SETTINGS) + ", each optionally followed by ' prune K'")
     parser.add_argument("--gnubg", default="/usr/games/gnubg")
     parser.add_argument("--gnubg-games", type=int, default=1296)
     parser.add_argument("--compare", default=None, metavar="DIR",
@@ -118,7 +130,12 @@ def main(argv: list[str]) -> int:
 
     from scripts.bench_rollout import gnubg_rollout
 
-    settings = [s.strip() for s in args.settings.split(",")]
+    settings = [" ".join(s.split()) for s in args.settings.split(",")]
+    for setting in settings:
+        try:
+            parse_setting(setting)
+        except ValueError as e:
+            parser.error(f"--settings: {e}")
     trees = [("", ROOT)]
     if args.compare:
         other = Path(args.compare).resolve()
