@@ -10,7 +10,9 @@ more, model/train/labels.py), the share of families where it picks another play 
 the mean equity shift of the labels against that depth's values (``--judge N``: the net's own N-ply
 values judge instead of the labels). A fit to the labels can teach the 0-ply net at most what
 separates the labels from its own picks; what separates them from a cheaper teacher's (say 2-ply
-against 3-ply labels) is what the dearer labels add.
+against 3-ply labels) is what the dearer labels add. Chunks of scripts/rollout_labels.py are judged
+the same way, and their trials also give the labels' own noise: the standard error of the difference
+between two siblings, which a choice error judged by them cannot get under.
 """
 
 from __future__ import annotations
@@ -47,6 +49,17 @@ def main(argv: list[str]) -> int:
     from model.search.lookahead import evaluate_positions
     from model.train.labels import choice_losses
 
+    def sibling_se(trial_equity, group) -> list[float]:
+        """Each sibling's trial-by-trial equity minus its family's first sibling's: the standard error of
+        the mean difference, one a sibling after the first."""
+        out = []
+        for g in np.unique(group):
+            rows = np.flatnonzero(group == g)
+            for r in rows[1:]:
+                d = trial_equity[r] - trial_equity[rows[0]]
+                out.append(float(d.std(ddof=1) / np.sqrt(len(d))))
+        return out
+
     def run(_argv) -> int:
         try:
             depths = [int(p) for p in args.plies.split(",")]
@@ -74,13 +87,18 @@ def main(argv: list[str]) -> int:
 
         losses = {d: [] for d in depths}
         shifts = {d: [] for d in depths}
-        label_plies = set()
+        pair_se: list[float] = []  # rollout chunks: the standard error of each sibling's difference from its first
+        label_kinds = set()  # what made the judging labels: ("plies", 2) or ("trials", 36), a rollout's
+
         chunks = []  # every chunk read (and checked) before the long part begins
         for f in files:
             try:
                 with np.load(f) as chunk:
                     c = dict(chunk)
-                chunks.append((c["positions"], int(c["prune"]), c["targets"], c["group"], int(c.get("plies", 2))))
+                made = ("trials", int(c["trials"])) if "trials" in c else ("plies", int(c.get("plies", 2)))
+                chunks.append((c["positions"], int(c["prune"]), c["targets"], c["group"], made))
+                if "trial_equity" in c:
+                    pair_se += sibling_se(c["trial_equity"].astype(np.float64), c["group"])
             except (OSError, ValueError, zipfile.BadZipFile) as err:
                 raise UsageError(f"cannot read {f}: {err}") from None
             except KeyError as err:
@@ -88,8 +106,8 @@ def main(argv: list[str]) -> int:
             if chunks[-1][2].ndim != 2 or chunks[-1][2].shape[1] != net.config.outputs:
                 raise UsageError(f"{f}: its labels do not have the {net.config.outputs} outputs of "
                                  f"{args.checkpoint} (a chunk of another game's net?)")
-        for pos, prune, targets, group, plies in tqdm(chunks, unit="chunk", desc="judging"):
-            label_plies.add(args.judge if own else plies)
+        for pos, prune, targets, group, made in tqdm(chunks, unit="chunk", desc="judging"):
+            label_kinds.add(("plies", args.judge) if own else made)
             ahead = {d: values(pos, d, prune) for d in {*depths, *([args.judge] if own else [])}}
             judge = ahead[args.judge] if own else targets
             labels = cubeless_equity(game, judge.astype(np.float64))
@@ -101,8 +119,14 @@ def main(argv: list[str]) -> int:
             raise UsageError("no family of two or more candidates in these chunks")
         rows = []
         judged = f"the net's own {args.judge}-ply" if own else "the labels"
-        made = "" if own else f" (labels at {'/'.join(map(str, sorted(label_plies)))} plies)"
+        kinds = [f"{n}-ply" if kind == "plies" else f"rollouts of {n} trials" for kind, n in sorted(label_kinds)]
+        made = "" if own else f" (labels: {', '.join(kinds)})"
         print(f"{len(files)} chunks, judged by {judged}{made}")
+        noise = None
+        if pair_se and not own:
+            noise = {"median": float(np.median(pair_se)), "mean": float(np.mean(pair_se)), "pairs": len(pair_se)}
+            print(f"the rollout labels' noise: a sibling's equity minus its family's first has a standard error of "
+                  f"{noise['median']:.4f} (median of {len(pair_se)} pairs; the same dice for every sibling)")
         for d in depths:
             lost, shift = np.concatenate(losses[d]), np.concatenate(shifts[d])
             half = 1960 * float(lost.std(ddof=1)) / np.sqrt(len(lost)) if len(lost) > 1 else 0.0
@@ -115,7 +139,10 @@ def main(argv: list[str]) -> int:
                   f"{d}-ply equity {row['mean_shift']:+.4f} (mean absolute {row['mean_abs_shift']:.4f})")
         if args.json:
             Path(args.json).write_text(json.dumps({"checkpoint": args.checkpoint, "chunks": [str(f) for f in files],
-                                                   "label_plies": sorted(label_plies), "judge": args.judge,
+                                                   "label_plies": sorted(n for kind, n in label_kinds if kind == "plies"),
+                                                   "label_rollout_trials": sorted(n for kind, n in label_kinds
+                                                                                  if kind == "trials"),
+                                                   "sibling_difference_se": noise, "judge": args.judge,
                                                    "depths": rows}, indent=1))
         return 0
 
