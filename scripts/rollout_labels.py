@@ -67,23 +67,31 @@ def main(argv: list[str]) -> int:
         except (CheckpointError, OSError, ValueError) as err:
             raise UsageError(f"cannot load {args.checkpoint}: {err}") from None
         game = net.config.game
-        out.mkdir(parents=True, exist_ok=True)
-        todo = [f for f in files if not (out / f.name).exists()]
-        bar = tqdm(total=len(files), initial=len(files) - len(todo), unit="chunk", desc=f"rollouts of {args.trials}")
-        for f in todo:
+        todo = []  # every chunk to do, read and checked before the long part begins
+        for f in files:
+            if (out / f.name).exists():
+                continue
             try:
                 with np.load(f) as z:
                     chunk = dict(z)
-                pos = chunk["positions"]
+                pos, width = chunk["positions"], chunk["targets"].shape[-1]
+                index = int(f.stem.split("_")[-1])
             except (OSError, ValueError, KeyError, zipfile.BadZipFile) as err:
                 raise UsageError(f"cannot read {f}: {err}") from None
             if pos.ndim != 2 or pos.shape[1] != 28:
                 raise UsageError(f"{f}: positions of shape {pos.shape}, not (n, 28)")
+            if width != net.config.outputs:
+                raise UsageError(f"{f}: its labels have {width} outputs, {args.checkpoint} {net.config.outputs} "
+                                 f"(a chunk of another game?)")
+            todo.append((f, index, chunk))
+        out.mkdir(parents=True, exist_ok=True)
+        bar = tqdm(total=len(files), initial=len(files) - len(todo), unit="chunk", desc=f"rollouts of {args.trials}")
+        for f, index, chunk in todo:
+            pos = chunk["positions"]
             n = len(pos)
             # the side on roll is the root: the trials' values come back in its view
             cands = Candidates(pos.astype(np.int8), np.ones(n, bool), np.zeros(n, bool), np.ones(n, np.int64),
                                np.full(n, NO_OWNER), np.zeros(n, bool))
-            index = int(f.stem.split("_")[-1])
             s = Settings(game, seed=args.seed + index, prune=args.luck_prune)
             engine = Trials(net, cands, args.trials, s, args.batch)
             engine.run()

@@ -53,3 +53,7 @@ def test_bad_input_is_one_line(tmp_path):
                         ((empty, tmp_path / "o", "--trials", "1"), "--trials must be 2 or more")):
         proc = run_script("rollout_labels.py", tmp_path / "net.pt", *args)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    pos, _ = random_positions("backgammon", 4, seed=3)
+    np.savez(empty / "chunk_00000.npz", positions=pos, targets=np.zeros((4, 3), np.float32), group=np.zeros(4, int))
+    nardi = run_script("rollout_labels.py", tmp_path / "net.pt", empty, tmp_path / "o")  # 3 outputs: nardi's
+    assert nardi.returncode == 2 and "another game" in nardi.stderr and len(nardi.stderr.strip().splitlines()) == 1
