@@ -21,9 +21,7 @@ chunk already in OUT is left as it is.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -51,6 +49,7 @@ def main(argv: list[str]) -> int:
     from model.net.checkpoint import CheckpointError, load_net
     from model.net.equity import cubeless_equity
     from model.search.trials import NO_OWNER, Candidates, Settings, Trials
+    from model.train.labels import write_chunk
 
     def run(_argv) -> int:
         if args.trials < 2 or args.batch <= 0 or args.luck_prune < 0 or args.max_chunks < 0:
@@ -100,10 +99,7 @@ def main(argv: list[str]) -> int:
             chunk["trial_equity"] = cubeless_equity(game, probs).astype(np.float32)
             chunk["trials"] = args.trials
             chunk["plies"] = 0  # the rollouts' own play
-            fd, tmp = tempfile.mkstemp(dir=out, suffix=".npz")
-            with os.fdopen(fd, "wb") as fh:
-                np.savez(fh, **chunk)
-            os.replace(tmp, out / f.name)
+            write_chunk(out / f.name, **chunk)
             bar.update(1)
         bar.close()
         print(f"{out}: {len(files)} chunks rolled out, {args.trials} trials a position")

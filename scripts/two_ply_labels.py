@@ -42,9 +42,7 @@ sampled positions and their rolls, and ``group`` (n,), the row of ``parents`` ea
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from itertools import pairwise
 from pathlib import Path
 
@@ -87,13 +85,8 @@ def main(argv: list[str]) -> int:
     from model.net.checkpoint import load_net
     from model.players.net_player import child_probabilities
     from model.search.lookahead import evaluate_positions, move_filter
+    from model.train.labels import write_chunk
     from model.train.td import SelfPlayActor
-
-    def write(path: Path, **arrays) -> None:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".npz")
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **arrays)
-        os.replace(tmp, path)
 
     def siblings(evaluator, pos, dice):
         """(positions, parent): the positions after the net's best candidate plays of ``dice`` from
@@ -161,7 +154,7 @@ def main(argv: list[str]) -> int:
             if args.siblings:
                 extra = {name: np.concatenate(family[name]) for name in family}
                 extra["group"] = extra["group"][: len(pos)]
-            write(out / f"chunk_{i:05d}.npz", positions=pos, targets=targets, games=games, prune=args.prune,
+            write_chunk(out / f"chunk_{i:05d}.npz", positions=pos, targets=targets, games=games, prune=args.prune,
                   siblings=args.siblings, plies=args.plies,
                   warmup=args.warmup, actor=args.actor, **extra)
             bar.update(len(pos))

@@ -4,15 +4,35 @@ A sibling chunk holds families of candidate plays of one roll, each row the posi
 with the opponent on roll, its label the look-ahead's outcome probabilities from the opponent's view
 (so the lowest cubeless equity is the mover's best play). ``choice_losses`` says what picking by
 other numbers (the net at 0-ply, a shallower look-ahead) costs by the labels' own judgement; used by
-scripts/fit_labels.py (held-out choice error) and scripts/teacher_agreement.py.
+scripts/fit_labels.py (held-out choice error) and scripts/teacher_agreement.py. ``write_chunk`` is
+how the label scripts (two_ply_labels.py, rollout_labels.py) put a chunk on disk.
 """
 
 from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
 
 import numpy as np
 
 from model.net.equity import cubeless_equity
 from model.players.base import group_argmax
+
+
+def write_chunk(path: Path, **arrays) -> None:
+    """Write a chunk's arrays to ``path`` (.npz, uncompressed) atomically: a job stopped mid-write
+    leaves the chunk absent, never half written, so a resumed job makes it again."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def choice_losses(game: str, labels: np.ndarray, got: np.ndarray, group: np.ndarray) -> np.ndarray:
