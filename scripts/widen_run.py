@@ -1,7 +1,8 @@
-"""Start a new training run from a run's last.pt with a wider network that plays exactly as before.
+"""Start a new training run from a run's last.pt with a wider or deeper network that plays exactly as before.
 
     python scripts/widen_run.py checkpoints/resume/nardi-v2 checkpoints/resume/nardi-512 --hidden 512
     python train.py --run-dir checkpoints/resume/nardi-512 --resume --lr-schedule ...   # then train on
+    python scripts/widen_run.py checkpoints/resume/backgammon-v3-distill4 runs/deep --deepen
 
 The last hidden layer gets new units (``--hidden`` in all, at least the old width): their input
 weights drawn as a new layer's are (PyTorch's default for nn.Linear, from ``--seed``), their output
@@ -10,6 +11,10 @@ position and training starts from the old net's strength, with room to learn mor
 output weights get gradients at once; their inputs follow). The new run keeps the old run's
 settings, games played and actor state; its optimizer state is dropped (Adam starts afresh: the
 shapes changed) and its ``made_by`` records the widening. Only single-hidden-layer nets.
+
+``--deepen`` instead adds a hidden layer of the last one's width after it, its weights the identity
+and its bias zero: the last layer's units are already rectified (never negative), so the new layer
+passes them on unchanged and the deeper net, too, computes exactly what the old one did.
 """
 
 from __future__ import annotations
@@ -53,11 +58,36 @@ def widen(blob: dict, hidden: int, seed: int) -> dict:
     return out
 
 
+def deepen(blob: dict) -> dict:
+    """The checkpoint dict ``blob`` with an identity hidden layer added after its last hidden layer."""
+    import torch
+
+    old = list(blob["net_config"]["hidden"])
+    width, n = old[-1], len(old)
+    head = blob["weights"]["head.weight"]
+    weights = dict(blob["weights"])
+    weights[f"body.{2 * n}.weight"] = torch.eye(width, dtype=head.dtype)
+    weights[f"body.{2 * n}.bias"] = torch.zeros(width, dtype=head.dtype)
+    hidden = [*old, width]
+    out = dict(blob)
+    out["weights"] = weights
+    out["net_config"] = {**blob["net_config"], "hidden": hidden}
+    out["optimizer"] = None
+    out["args"] = {**blob["args"], "hidden": ",".join(map(str, hidden))}
+    made = dict(blob.get("made_by") or {})
+    made["deepened"] = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
+                        "(scripts/widen_run.py --deepen)")
+    out["made_by"] = made
+    return out
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("run_dir", help="the run to widen (its last.pt is read, not changed)")
     parser.add_argument("new_run_dir", help="where the widened run's last.pt is written (must not exist)")
-    parser.add_argument("--hidden", type=int, required=True, help="hidden units of the widened net")
+    how = parser.add_mutually_exclusive_group(required=True)
+    how.add_argument("--hidden", type=int, help="hidden units of the widened net")
+    how.add_argument("--deepen", action="store_true", help="add an identity hidden layer after the last one")
     parser.add_argument("--seed", type=int, default=1, help="seed of the new units' input weights")
     args = parser.parse_args(argv)
 
@@ -79,13 +109,13 @@ def main(argv: list[str]) -> int:
             raise UsageError(f"cannot read {src}: {err}") from None
         if not isinstance(blob, dict) or "net_config" not in blob:
             raise UsageError(f"{src} is not a training checkpoint")
-        out = widen(blob, args.hidden, args.seed)
+        out = deepen(blob) if args.deepen else widen(blob, args.hidden, args.seed)
         net = OutcomeNet(NetConfig.from_dict(out["net_config"]))
         net.load_state_dict(out["weights"])
         dst.mkdir(parents=True)
         save(dst / "last.pt", net, games=out["games"], train_state=out["train_state"], args=out["args"],
              made_by=out["made_by"])
-        print(f"{dst / 'last.pt'}: {out['made_by']['widened']}")
+        print(f"{dst / 'last.pt'}: {out['made_by']['deepened' if args.deepen else 'widened']}")
         return 0
 
     return run_main("widen_run.py", run, argv)

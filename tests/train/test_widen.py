@@ -1,4 +1,4 @@
-"""scripts/widen_run.py: a run's net widened plays exactly as before, and train.py resumes it."""
+"""scripts/widen_run.py: a run's net widened or deepened plays exactly as before, and train.py resumes it."""
 
 from __future__ import annotations
 
@@ -49,6 +49,32 @@ def test_a_widened_run_plays_as_before_and_trains_on(tmp_path):
     assert moved.abs().sum() > 0  # the new units' output weights learn from the first update
 
 
+def test_a_deepened_run_plays_as_before_and_its_new_layer_learns(tmp_path):
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "last.pt").write_bytes(NARDI_RUN.read_bytes())
+    before = read(old / "last.pt")
+    width = before["net_config"]["hidden"][-1]
+    proc = script(old, new, "--deepen")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    after = read(new / "last.pt")
+    assert after["net_config"]["hidden"] == [*before["net_config"]["hidden"], width]
+    assert after["args"]["hidden"] == f"{width},{width}" and "deepened" in after["made_by"]
+    a, _ = load_net(old / "last.pt")
+    b, _ = load_net(new / "last.pt")
+    positions, _ = random_positions("nardi", 500, seed=6)
+    assert np.array_equal(a.probabilities(positions), b.probabilities(positions))
+    games = before["games"] + 20
+    trained = subprocess.run([sys.executable, str(ROOT / "train.py"), "--threads", "1", "--run-dir", str(new),
+                              "--resume", "--games", str(games), "--parallel-games", "8",
+                              "--samples-per-update", "256", "--eval-every", "0", "--no-progress"],
+                             capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    done = read(new / "last.pt")
+    assert done["net_config"]["hidden"] == [width, width]
+    assert not np.array_equal(done["weights"]["body.2.weight"].numpy(), np.eye(width, dtype=np.float32))
+
+
 def test_bad_requests_get_one_line_and_exit_2(tmp_path):
     old = tmp_path / "old"
     old.mkdir()
@@ -59,6 +85,8 @@ def test_bad_requests_get_one_line_and_exit_2(tmp_path):
     assert len(narrower.stderr.strip().splitlines()) == 1 and not (tmp_path / "n").exists()
     exists = script(old, old, "--hidden", width + 1)
     assert exists.returncode == 2 and "exists; choose a new run directory" in exists.stderr
+    both = script(old, tmp_path / "b", "--hidden", width + 1, "--deepen")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr and not (tmp_path / "b").exists()
     missing = script(tmp_path / "nowhere", tmp_path / "m", "--hidden", 8)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
