@@ -40,9 +40,13 @@ def made_by(game: str) -> str:
              f"(wall time on the 2-core machine, shared with other work), hidden layer(s) {hidden}, "
              f"feature version {blob['feature_version']}."), "- Commands, in order:", ""]
     lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
-    fits = m.get("fits") or ([m["fitted"]] if "fitted" in m else [])
+    fits = list(m.get("fits") or ([m["fitted"]] if "fitted" in m else []))
+    how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
+    if "deepened" in m:  # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11)
+        fits.insert(int(m.get("deepened_after_fits", len(fits))), m["deepened"])
+        how += " and given a second hidden layer (`scripts/widen_run.py --deepen`)"
     if fits:  # scripts/fit_labels.py rounds after the last command (docs/strength_levers.md, L7)
-        lines += ["", "  then fitted to labels of its own look-ahead (`scripts/fit_labels.py`), in order:", ""]
+        lines += ["", f"  then {how}, in order:", ""]
         lines += [f"      {f}" for f in fits]
     if "exported_from" in m:  # trained into a .pt, then written out as .safetensors
         e = m["exported_from"]

@@ -77,6 +77,7 @@ def deepen(blob: dict) -> dict:
     made = dict(blob.get("made_by") or {})
     made["deepened"] = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
                         "(scripts/widen_run.py --deepen)")
+    made["deepened_after_fits"] = len(made.get("fits") or ([made["fitted"]] if "fitted" in made else []))
     out["made_by"] = made
     return out
 

@@ -60,6 +60,8 @@ def test_a_deepened_run_plays_as_before_and_its_new_layer_learns(tmp_path):
     after = read(new / "last.pt")
     assert after["net_config"]["hidden"] == [*before["net_config"]["hidden"], width]
     assert after["args"]["hidden"] == f"{width},{width}" and "deepened" in after["made_by"]
+    earlier = before["made_by"].get("fits") or ([before["made_by"]["fitted"]] if "fitted" in before["made_by"] else [])
+    assert after["made_by"]["deepened_after_fits"] == len(earlier)  # where release_tables.py lists the step
     a, _ = load_net(old / "last.pt")
     b, _ = load_net(new / "last.pt")
     positions, _ = random_positions("nardi", 500, seed=6)
