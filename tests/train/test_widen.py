@@ -20,29 +20,39 @@ def script(*args):
     return run_script("widen_run.py", *args)
 
 
-def test_a_widened_run_plays_as_before_and_trains_on(tmp_path):
+def changed_run(tmp_path, *how):
+    """The shipped nardi run copied to tmp_path/old and widen_run.py's output for it in tmp_path/new:
+    (before, after) as read from their last.pt files, after checking it plays exactly as the old one."""
     old, new = tmp_path / "old", tmp_path / "new"
     old.mkdir()
     (old / "last.pt").write_bytes(NARDI_RUN.read_bytes())
-    before = read(old / "last.pt")
-    width = before["net_config"]["hidden"][0]
-    proc = script(old, new, "--hidden", width + 24)
+    proc = script(old, new, *how)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    after = read(new / "last.pt")
-    assert after["net_config"]["hidden"] == [width + 24] and after["args"]["hidden"] == str(width + 24)
-    assert after["games"] == before["games"] and after["train_state"] == before["train_state"]
-    assert after["optimizer"] is None and "widened" in after["made_by"]
     a, _ = load_net(old / "last.pt")
     b, _ = load_net(new / "last.pt")
     positions, _ = random_positions("nardi", 500, seed=5)
     assert np.array_equal(a.probabilities(positions), b.probabilities(positions))
-    games = before["games"] + 20
-    trained = subprocess.run([sys.executable, str(ROOT / "train.py"), "--threads", "1", "--run-dir", str(new),
+    return read(old / "last.pt"), read(new / "last.pt")
+
+
+def train_on(run, games):
+    """train.py --resume on ``run`` to ``games`` games; the checkpoint it leaves."""
+    trained = subprocess.run([sys.executable, str(ROOT / "train.py"), "--threads", "1", "--run-dir", str(run),
                               "--resume", "--games", str(games), "--parallel-games", "8",
                               "--samples-per-update", "256", "--eval-every", "0", "--no-progress"],
                              capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
     assert trained.returncode == 0, trained.stderr[-2000:]
-    done = read(new / "last.pt")
+    return read(run / "last.pt")
+
+
+def test_a_widened_run_plays_as_before_and_trains_on(tmp_path):
+    width = read(NARDI_RUN)["net_config"]["hidden"][0]
+    before, after = changed_run(tmp_path, "--hidden", width + 24)
+    assert after["net_config"]["hidden"] == [width + 24] and after["args"]["hidden"] == str(width + 24)
+    assert after["games"] == before["games"] and after["train_state"] == before["train_state"]
+    assert after["optimizer"] is None and "widened" in after["made_by"]
+    games = before["games"] + 20
+    done = train_on(tmp_path / "new", games)
     assert done["games"] >= games and done["net_config"]["hidden"] == [width + 24]
     assert done["optimizer"] is not None  # Adam's state for the new shapes, from here on
     moved = done["weights"]["head.weight"][:, width:]
@@ -50,29 +60,15 @@ def test_a_widened_run_plays_as_before_and_trains_on(tmp_path):
 
 
 def test_a_deepened_run_plays_as_before_and_its_new_layer_learns(tmp_path):
-    old, new = tmp_path / "old", tmp_path / "new"
-    old.mkdir()
-    (old / "last.pt").write_bytes(NARDI_RUN.read_bytes())
-    before = read(old / "last.pt")
+    before, after = changed_run(tmp_path, "--deepen")
     width = before["net_config"]["hidden"][-1]
-    proc = script(old, new, "--deepen")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    after = read(new / "last.pt")
     assert after["net_config"]["hidden"] == [*before["net_config"]["hidden"], width]
     assert after["args"]["hidden"] == f"{width},{width}" and "deepened" in after["made_by"]
-    earlier = before["made_by"].get("fits") or ([before["made_by"]["fitted"]] if "fitted" in before["made_by"] else [])
+    assert after["optimizer"] is None and after["games"] == before["games"]
+    made = before["made_by"]
+    earlier = made.get("fits") or ([made["fitted"]] if "fitted" in made else [])
     assert after["made_by"]["deepened_after_fits"] == len(earlier)  # where release_tables.py lists the step
-    a, _ = load_net(old / "last.pt")
-    b, _ = load_net(new / "last.pt")
-    positions, _ = random_positions("nardi", 500, seed=6)
-    assert np.array_equal(a.probabilities(positions), b.probabilities(positions))
-    games = before["games"] + 20
-    trained = subprocess.run([sys.executable, str(ROOT / "train.py"), "--threads", "1", "--run-dir", str(new),
-                              "--resume", "--games", str(games), "--parallel-games", "8",
-                              "--samples-per-update", "256", "--eval-every", "0", "--no-progress"],
-                             capture_output=True, text=True, env=ENV, timeout=300, cwd=ROOT, check=False)
-    assert trained.returncode == 0, trained.stderr[-2000:]
-    done = read(new / "last.pt")
+    done = train_on(tmp_path / "new", before["games"] + 20)
     assert done["net_config"]["hidden"] == [width, width]
     assert not np.array_equal(done["weights"]["body.2.weight"].numpy(), np.eye(width, dtype=np.float32))
 
