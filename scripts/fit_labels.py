@@ -47,7 +47,7 @@ def main(argv: list[str]) -> int:
     import torch
 
     from engine.tools.cli import UsageError, run_main
-    from model.net.checkpoint import CheckpointError, load_net, save
+    from model.net.checkpoint import CheckpointError, fits_of, load_net, save
     from model.net.equity import cubeless_equity
     from model.train.labels import choice_losses
     from model.train.td import TDLearner
@@ -134,7 +134,7 @@ def main(argv: list[str]) -> int:
             loss = learner.update(train_pos, train_tgt, families, args.rank_weight)["loss"]
             score(f"epoch {epoch} (training loss {loss:.5f})")
         made = dict(blob.get("made_by") or {})
-        earlier = made.get("fits") or ([made["fitted"]] if "fitted" in made else [])  # a run of one fit has no list
+        earlier = fits_of(made)
         rank = f", rank weight {args.rank_weight}" if args.rank_weight else ""
         made["fitted"] = (f"{args.epochs} epochs at lr {args.lr}{rank} on {len(train_pos)} labelled positions of "
                           f"{' '.join(args.labels)} at {blob['games']} games (scripts/fit_labels.py)")

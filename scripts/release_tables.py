@@ -31,7 +31,7 @@ def cubeless_row(name: str, label: str) -> str:
 
 
 def made_by(game: str) -> str:
-    from model.net.checkpoint import read
+    from model.net.checkpoint import fits_of, read
 
     blob = read(ROOT / "checkpoints" / f"{game}.safetensors", backend="numpy")
     m = blob["made_by"]
@@ -40,7 +40,7 @@ def made_by(game: str) -> str:
              f"(wall time on the 2-core machine, shared with other work), hidden layer(s) {hidden}, "
              f"feature version {blob['feature_version']}."), "- Commands, in order:", ""]
     lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
-    fits = list(m.get("fits") or ([m["fitted"]] if "fitted" in m else []))
+    fits = fits_of(m)
     how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
     if "deepened" in m:  # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11)
         fits.insert(int(m.get("deepened_after_fits", len(fits))), m["deepened"])

@@ -62,6 +62,8 @@ def deepen(blob: dict) -> dict:
     """The checkpoint dict ``blob`` with an identity hidden layer added after its last hidden layer."""
     import torch
 
+    from model.net.checkpoint import fits_of
+
     old = list(blob["net_config"]["hidden"])
     width, n = old[-1], len(old)
     head = blob["weights"]["head.weight"]
@@ -77,15 +79,15 @@ def deepen(blob: dict) -> dict:
     made = dict(blob.get("made_by") or {})
     made["deepened"] = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
                         "(scripts/widen_run.py --deepen)")
-    made["deepened_after_fits"] = len(made.get("fits") or ([made["fitted"]] if "fitted" in made else []))
+    made["deepened_after_fits"] = len(fits_of(made))
     out["made_by"] = made
     return out
 
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("run_dir", help="the run to widen (its last.pt is read, not changed)")
-    parser.add_argument("new_run_dir", help="where the widened run's last.pt is written (must not exist)")
+    parser.add_argument("run_dir", help="the run to widen or deepen (its last.pt is read, not changed)")
+    parser.add_argument("new_run_dir", help="where the new run's last.pt is written (must not exist)")
     how = parser.add_mutually_exclusive_group(required=True)
     how.add_argument("--hidden", type=int, help="hidden units of the widened net")
     how.add_argument("--deepen", action="store_true", help="add an identity hidden layer after the last one")

@@ -58,6 +58,13 @@ def shipped_path(game: str) -> Path:
     return SHIPPED / f"{game}{SAFETENSORS}"
 
 
+def fits_of(made_by: dict | None) -> list[str]:
+    """The scripts/fit_labels.py fits of a checkpoint's lineage, in order, from its ``made_by``: the
+    ``fits`` list, or the lone ``fitted`` line of a run fitted once before the list was kept."""
+    made = made_by or {}
+    return list(made.get("fits") or ([made["fitted"]] if "fitted" in made else []))
+
+
 def is_safetensors(path: str | os.PathLike) -> bool:
     """Whether ``path`` is (to be) a .safetensors checkpoint rather than a torch one."""
     return Path(path).suffix == SAFETENSORS

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from engine.tools.sample import random_positions
-from model.net.checkpoint import load_net, read
+from model.net.checkpoint import fits_of, load_net, read
 from tests.helpers import ROOT, run_script
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
@@ -65,9 +65,7 @@ def test_a_deepened_run_plays_as_before_and_its_new_layer_learns(tmp_path):
     assert after["net_config"]["hidden"] == [*before["net_config"]["hidden"], width]
     assert after["args"]["hidden"] == f"{width},{width}" and "deepened" in after["made_by"]
     assert after["optimizer"] is None and after["games"] == before["games"]
-    made = before["made_by"]
-    earlier = made.get("fits") or ([made["fitted"]] if "fitted" in made else [])
-    assert after["made_by"]["deepened_after_fits"] == len(earlier)  # where release_tables.py lists the step
+    assert after["made_by"]["deepened_after_fits"] == len(fits_of(before["made_by"]))  # where release_tables.py lists the step
     done = train_on(tmp_path / "new", before["games"] + 20)
     assert done["net_config"]["hidden"] == [width, width]
     assert not np.array_equal(done["weights"]["body.2.weight"].numpy(), np.eye(width, dtype=np.float32))
