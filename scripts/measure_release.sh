@@ -31,16 +31,23 @@ python scripts/cube_strength.py --checkpoint $BG --only match --matches 4000 --l
 python scripts/gnubg_agreement.py --checkpoint $BG --positions 300 --seed 1 --json $OUT/gnubg_agreement.json
 
 # strength against training time, from the runs' snapshots (kept on the training machine, not in git).
-# The backgammon plot is the shipped net's self-play lineage: the plain run's points up to 270,049 games
-# (from docs/strength_backgammon_v3.json, docs/strength_levers.md), then the one-ply run's snapshots
-# (the fitting rounds after it make no snapshots; docs/strength_levers.md measures them).
+# The backgammon plot is the shipped net's lineage: the plain run's points up to 270,049 games (from
+# docs/strength_backgammon_v3.json, docs/strength_levers.md), then the one-ply run's snapshots, then
+# the steps that write no snapshots (L6's end and the fits to labels, the levers/ files) at the
+# recipe's hours (docs/strength_levers.md: the self-play's 9.82 hours, then each round's labelling and
+# fitting on this machine).
 if [ -d "$BG_RUN/snapshots" ]; then
   python scripts/strength_curve.py "$BG_RUN" --opponent pubeval --benchmark --games 1000 --every 6 --seed 7 \
     --x hours --out /tmp/curve_oneply
   python -c "import json; d = json.load(open('docs/strength_backgammon_v3.json')); \
 json.dump([p for p in d if p['games'] <= 270049], open('/tmp/plain_to_270k.json', 'w'))"
-  python scripts/strength_curve.py --plot /tmp/plain_to_270k.json /tmp/curve_oneply.json --x hours \
-    --out docs/strength_backgammon
+  L=checkpoints/levers/backgammon-v3
+  python scripts/strength_curve.py --opponent pubeval,gnubg-0ply --benchmark --games 1000 --seed 7 --x hours \
+    --nets $L-prune8-675k.safetensors@9.82@L6 $L-distill-675k.safetensors@10.74@L7 \
+    $L-distill2b-675k.safetensors@12.3@L8b $L-distill3b-675k.safetensors@13.68@L9b \
+    $L-distill4-675k.safetensors@14.65@L10 $L-distill5-675k.safetensors@16.37@L11 --out /tmp/curve_fits
+  python scripts/strength_curve.py --plot /tmp/plain_to_270k.json /tmp/curve_oneply.json /tmp/curve_fits.json \
+    --x hours --out docs/strength_backgammon
 fi
 if [ -d "$NARDI_RUN/snapshots" ]; then
   python scripts/strength_curve.py "$NARDI_RUN" --opponent heuristic --games 1000 --every 6 --seed 7 --x hours \

@@ -4,6 +4,10 @@
     python scripts/strength_curve.py runs/bg3 --opponent pubeval,gnubg-0ply --benchmark --x hours --out X
     python scripts/strength_curve.py --plot docs/strength_backgammon.json      # draw it again from the JSON
     python scripts/strength_curve.py --plot a.json b.json --out c             # c.json: a's and b's points
+    python scripts/strength_curve.py --nets a.safetensors@10.7@L7 b.pt@12.3@L8b --benchmark --out X
+
+The --nets form measures fixed files at hours given by hand (steps of a recipe that write no snapshots,
+such as fits to labels; a label names the point on the plot).
 
 The first writes docs/strength_backgammon.json and docs/strength_backgammon.png; the last redraws the
 PNG (or, with --format svg, an SVG) from the JSON alone. Snapshots are the small files that train.py
@@ -14,7 +18,8 @@ with --benchmark (backgammon) also one {"games", "hours", "benchmark": {class: [
 The plot (matplotlib: pip install -e ".[plots]") shows points per game with 95% intervals against games
 trained, hours of training on the top axis (--x hours: the other way round), one line per opponent, and
 the error rate per class in a second panel when there are benchmark points. The snapshots play as the
-raw net (no bear-off databases); hours are the wall time the snapshot records (made_by "seconds").
+raw net (no bear-off databases); hours are the wall time the snapshot records (made_by "seconds"),
+or the hours given with --nets.
 """
 
 from __future__ import annotations
@@ -63,15 +68,16 @@ def plot(points: list[dict], path: str | Path, game: str = "", x: str = "games")
     import numpy as np
 
     path = Path(path)
-    points = sorted(points, key=lambda p: p["games"])
+    points = sorted(points, key=lambda p: (p["games"], p.get("hours") or 0.0))
     game = game or next((p["game"] for p in points if p.get("game")), "")
     bench = [p for p in points if "benchmark" in p]
     points = [p for p in points if "benchmark" not in p]
-    snaps = sorted({p["games"]: p.get("hours") or 0.0 for p in points + bench}.items())
+    snaps = sorted({(p["games"], p.get("hours") or 0.0) for p in points + bench})
     games = np.array([0.0] + [g / 1000 for g, _ in snaps])
     hours = np.array([0.0] + [h for _, h in snaps])
+    growing = bool(np.all(np.diff(hours) >= 0) and np.all(hours[1:] > 0))  # fits add hours, not games
     one_run = bool(np.all(np.diff(games) > 0) and np.all(np.diff(hours) > 0))  # hours grow with games
-    if x == "hours" and not one_run:
+    if x == "hours" and not growing:
         raise ValueError("--x hours needs every point's hours, growing with its games")
     where = (lambda p: p["hours"]) if x == "hours" else (lambda p: p["games"] / 1000)
     lines: dict[str, list[dict]] = {}
@@ -84,10 +90,14 @@ def plot(points: list[dict], path: str | Path, game: str = "", x: str = "games")
     try:
         if "ppg" in axes:
             ax = axes["ppg"]
-            for opponent, pts in lines.items():
+            for i, (opponent, pts) in enumerate(lines.items()):
                 ax.errorbar([where(p) for p in pts], [p["ppg"] for p in pts],
                             yerr=[p["ci95"] for p in pts], marker="o", markersize=4, capsize=3,
                             linewidth=1.5, label=f"against {opponent}")
+                for p in pts if i == 0 else ():  # the named steps (--nets), once
+                    if p.get("net"):
+                        ax.annotate(p["net"], (where(p), p["ppg"] + p["ci95"]), textcoords="offset points",
+                                    xytext=(0, 4), ha="center", fontsize=8)
             ax.axhline(0, color="grey", linestyle="--", linewidth=0.8)
             ax.set_ylabel("points per game (95% interval)")
             if len(lines) > 1:
@@ -132,6 +142,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--plot", metavar="JSON", nargs="+", help="only draw the plot of this JSON file "
                                                                           "(no games played); several: their "
                                                                           "points together, written to --out")
+    parser.add_argument("--nets", metavar="FILE@HOURS[@LABEL]", nargs="+",
+                        help="measure these checkpoint files (not a run's snapshots), each at the hours of "
+                             "training given, named on the plot by LABEL")
     parser.add_argument("--opponent", default=None, help="baseline name, or several comma separated "
                                                         "(default: pubeval / heuristic)")
     parser.add_argument("--benchmark", action="store_true", help="backgammon: also score every snapshot "
@@ -143,10 +156,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", help="output path without extension (.json and the plot)")
     parser.add_argument("--format", choices=FORMATS, default="png", help="the plot's file format")
     args = parser.parse_args(argv)
-    if bool(args.run) == bool(args.plot):
-        parser.error("give either a run folder (to measure and plot) or --plot JSON (to plot only)")
-    if (args.run or (args.plot and len(args.plot) > 1)) and not args.out:
-        parser.error("--out is needed with a run folder or several --plot files")
+    if sum(map(bool, (args.run, args.plot, args.nets))) != 1:
+        parser.error("give one of a run folder or --nets FILE@HOURS (to measure and plot) or --plot JSON "
+                     "(to plot only)")
+    if (args.run or args.nets or (args.plot and len(args.plot) > 1)) and not args.out:
+        parser.error("--out is needed with a run folder, --nets or several --plot files")
+    nets = []  # (path, hours or None, label)
+    for item in args.nets or ():
+        path, _, rest = item.partition("@")
+        hours, _, label = rest.partition("@")
+        try:
+            nets.append((Path(path), float(hours), label))
+        except ValueError:
+            parser.error(f"--nets {item}: give FILE@HOURS or FILE@HOURS@LABEL, HOURS a number")
     try:
         need_matplotlib()  # before any game is played
     except ImportError as e:
@@ -178,19 +200,23 @@ def main(argv: list[str]) -> int:
     from model.players.registry import make_player
     from model.train.evaluation import benchmark_check
 
-    snaps = sorted((Path(args.run) / "snapshots").glob("games_*.pt"))[:: args.every]
-    if not snaps:
-        print(f"error: no snapshots under {args.run}/snapshots", file=sys.stderr)
-        return 2
+    if args.run:
+        snaps = sorted((Path(args.run) / "snapshots").glob("games_*.pt"))[:: args.every]
+        if not snaps:
+            print(f"error: no snapshots under {args.run}/snapshots", file=sys.stderr)
+            return 2
+        nets = [(snap, None, "") for snap in snaps]
     points = []
-    for i, snap in enumerate(snaps):
+    for i, (snap, hours, label) in enumerate(nets):
         try:
             net, blob = load_net(snap)
         except CheckpointError as e:
             print(f"error: {e}", file=sys.stderr)
             return 2
         game = blob["game"]
-        hours = blob["made_by"].get("seconds", 0) / 3600
+        if hours is None:
+            hours = blob["made_by"].get("seconds", 0) / 3600
+        named = {"net": label} if label else {}
         opponents = (args.opponent or ("pubeval" if game == "backgammon" else "heuristic")).split(",")
         if i == 0:  # every name checked before any game is played
             try:
@@ -202,12 +228,12 @@ def main(argv: list[str]) -> int:
             rival = make_player(opponent.strip(), game, seed=args.seed)
             result = play_games(NetPlayer(net), rival, args.games, seed=args.seed)
             point = {"games": blob["games"], "hours": hours, "ppg": result.ppg, "ci95": result.ci95,
-                     "opponent": rival.name, "eval_games": result.games, "game": game}
+                     "opponent": rival.name, "eval_games": result.games, "game": game, **named}
             points.append(point)
             print(f"{snap.name}: {point['ppg']:+.3f} +- {point['ci95']:.3f} vs {rival.name}", flush=True)
         if args.benchmark and game == "backgammon":
             rates = benchmark_check(net)
-            points.append({"games": blob["games"], "hours": hours, "game": game,
+            points.append({"games": blob["games"], "hours": hours, "game": game, **named,
                            "benchmark": {k: list(v) for k, v in rates.items() if k != "estimated"}})
             print(f"{snap.name}: benchmark " + ", ".join(f"{k} {v[0]:.2f}" for k, v in rates.items()
                                                          if k != "estimated"), flush=True)

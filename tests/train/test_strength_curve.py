@@ -110,3 +110,36 @@ def test_measure_against_two_opponents_and_the_benchmark(tmp_path, capsys):
     er = points[2]["benchmark"]
     assert set(er) >= {"contact", "crashed", "race", "overall"} and points[2]["hours"] == 0.1
     assert all(v[0] > 0 and v[1] > 0 for k, v in er.items() if k != "bearoff")  # a random net errs
+
+
+def test_fixed_nets_at_given_hours(tmp_path, capsys):
+    """--nets measures files at the hours given (fits write no snapshots: same games, later hours); the
+    points carry their label and plot by hours after a run's snapshots; a bad entry is one line."""
+    import torch
+
+    from model.net.checkpoint import save
+    from model.net.network import NetConfig, OutcomeNet
+
+    torch.manual_seed(0)
+    for name in ("a", "b"):
+        save(tmp_path / f"{name}.pt", OutcomeNet(NetConfig("nardi", (4,))), games=90000, made_by={"seconds": 3600})
+    out = tmp_path / "fits"
+    assert strength_curve.main(["--nets", f"{tmp_path / 'a.pt'}@1.5@A", f"{tmp_path / 'b.pt'}@2.25",
+                                "--opponent", "random", "--games", "2", "--x", "hours", "--out", str(out)]) == 0
+    points = json.loads(out.with_suffix(".json").read_text())
+    assert [(p["games"], p["hours"], p.get("net")) for p in points] == [(90000, 1.5, "A"), (90000, 2.25, None)]
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps([{**p, "opponent": "random"} for p in POINTS]))
+    both = tmp_path / "both"
+    assert strength_curve.main(["--plot", str(run), str(out.with_suffix(".json")), "--x", "hours",
+                                "--format", "svg", "--out", str(both)]) == 0
+    svg = both.with_suffix(".svg").read_text()
+    assert "hours of training" in svg and "games trained" not in svg  # no games axis: fits add none
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        strength_curve.main(["--nets", "a.pt@soon", "--out", str(out)])
+    assert stop.value.code == 2
+    assert "--nets a.pt@soon" in capsys.readouterr().err
+    later_but_fewer = tmp_path / "bad.json"
+    later_but_fewer.write_text(json.dumps([{**POINTS[0], "hours": 5.0}, POINTS[1]]))
+    assert strength_curve.main(["--plot", str(later_but_fewer), "--x", "hours"]) == 2
