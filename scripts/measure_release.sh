@@ -45,7 +45,8 @@ json.dump([p for p in d if p['games'] <= 270049], open('/tmp/plain_to_270k.json'
   python scripts/strength_curve.py --opponent pubeval,gnubg-0ply --benchmark --games 1000 --seed 7 --x hours \
     --nets $L-prune8-675k.safetensors@9.82@L6 $L-distill-675k.safetensors@10.74@L7 \
     $L-distill2b-675k.safetensors@12.3@L8b $L-distill3b-675k.safetensors@13.68@L9b \
-    $L-distill4-675k.safetensors@14.65@L10 $L-distill5-675k.safetensors@16.37@L11 --out /tmp/curve_fits
+    $L-distill4-675k.safetensors@14.65@L10 $L-distill5-675k.safetensors@16.37@L11 \
+    $L-distill6-675k.safetensors@17.82@L12 --out /tmp/curve_fits
   python scripts/strength_curve.py --plot /tmp/plain_to_270k.json /tmp/curve_oneply.json /tmp/curve_fits.json \
     --x hours --out docs/strength_backgammon
 fi
