@@ -311,5 +311,8 @@ ALL_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, a + 1)], dty
 """The 21 distinct rolls, higher die first."""
 ROLL_WEIGHTS = np.where(ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1], 1.0, 2.0) / 36.0
 """Probability of each of the 21 rolls: 1/36 for a double, 2/36 otherwise."""
+ROLL_INDEX = np.zeros((7, 7), dtype=np.int64)
+ROLL_INDEX[ALL_ROLLS[:, 0], ALL_ROLLS[:, 1]] = ROLL_INDEX[ALL_ROLLS[:, 1], ALL_ROLLS[:, 0]] = np.arange(len(ALL_ROLLS))
+"""Row of ALL_ROLLS of the throw (a, b), in either order: ROLL_INDEX[a, b]."""
 
-__all__ = ["ALL_ROLLS", "BAR", "CHECKERS", "POINTS", "ROLL_WEIGHTS", "count_plays", "legal_plays"]
+__all__ = ["ALL_ROLLS", "BAR", "CHECKERS", "POINTS", "ROLL_INDEX", "ROLL_WEIGHTS", "count_plays", "legal_plays"]

@@ -48,6 +48,8 @@ class ArenaResult:
     max_plies: int = MAX_PLIES
     dice: list | None = field(default=None, repr=False)  # per game (plies, 2) throws, when recorded
     plays: list | None = field(default=None, repr=False)  # per game, when recorded: see _Pool.plays_by_game
+    luck: np.ndarray | None = field(default=None, repr=False)  # (G,) A's luck, when judged (model/arena/luck.py)
+    luck_judge: str | None = None  # who judged it
 
     @property
     def games(self) -> int:
@@ -66,10 +68,17 @@ class ArenaResult:
     @property
     def stderr(self) -> float:
         """Standard error of ppg, from the spread of the pair means (nan with fewer than two pairs)."""
-        pairs = self.pair_means
-        if len(pairs) < 2:
-            return math.nan
-        return float(pairs.std(ddof=1) / math.sqrt(len(pairs)))
+        return _pair_stderr(self.points)
+
+    def luck_adjusted(self) -> dict | None:
+        """A's luck-adjusted points per game (its points less its luck, model/arena/luck.py), their
+        95% interval over the pairs and the judge; None when the luck was not judged."""
+        if self.luck is None:
+            return None
+        adjusted = self.points - self.luck
+        stderr = _pair_stderr(adjusted)
+        return {"judge": self.luck_judge, "ppg": float(adjusted.mean()), "ci95": 1.96 * stderr, "stderr": stderr,
+                "a_luck_per_game": float(self.luck.mean())}
 
     @property
     def ci95(self) -> float:
@@ -100,7 +109,17 @@ class ArenaResult:
             "mean_plies": float(self.plies.mean()), "max_plies_seen": int(self.plies.max()),
             "capped_games": int(self.capped.sum()), "max_plies": self.max_plies,
             "seconds": self.seconds, "games_per_s": self.games_per_s,
+            **({"luck_adjusted": self.luck_adjusted()} if self.luck is not None else {}),
         }
+
+
+def _pair_stderr(points: np.ndarray) -> float:
+    """Standard error of the mean of per-game ``points`` from the spread of the mirrored pairs' means
+    (nan with fewer than two pairs)."""
+    pairs = points.reshape(-1, 2).mean(axis=1)
+    if len(pairs) < 2:
+        return math.nan
+    return float(pairs.std(ddof=1) / math.sqrt(len(pairs)))
 
 
 def play_games(player_a: Player, player_b: Player, games: int, seed: int = 0, batch: int = 256,

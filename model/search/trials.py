@@ -58,7 +58,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip, winner_score
-from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from engine.movegen import ALL_ROLLS, ROLL_INDEX, ROLL_WEIGHTS, legal_plays
 from model.arena.pool import throws
 from model.cube import decisions as cube
 from model.net.bearoff import bearoff_mask
@@ -71,8 +71,6 @@ from model.search.luck import luck_plays
 
 MAX_PLIES = 1000
 """A trial still going after this many plies is truncated (the evaluator's value)."""
-ROLL_INDEX = np.zeros((7, 7), dtype=np.int64)
-ROLL_INDEX[ALL_ROLLS[:, 0], ALL_ROLLS[:, 1]] = ROLL_INDEX[ALL_ROLLS[:, 1], ALL_ROLLS[:, 0]] = np.arange(21)
 NO_OWNER, ROOT, OTHER = -1, 0, 1  # cube owner, absolute: nobody, the root side, the other side
 BLAS_THREADS = 1
 """Threads of the BLAS (numpy's matrix products) while trials are played (0: leave it as it is). The

@@ -32,7 +32,8 @@ def test_a_tiny_match_prints_and_writes_json(tmp_path):
     blob = json.loads(out.read_text())
     assert blob["settings"] == {"a": "heuristic", "b": "random", "game": "backgammon", "games": 20, "seed": 3,
                                 "batch": 8, "device": "auto", "json": str(out), "max_plies": 3000,
-                                "threads": 1, "no_progress": False, "mat": None}
+                                "threads": 1, "no_progress": False, "mat": None,
+                                "luck": None, "luck_prune": 8}
     assert blob["device_used"] == "cpu"  # baselines run on numpy
     result = blob["result"]
     assert result["games"] == 20 and result["pairs"] == 10 and result["ppg"] > 0
@@ -64,6 +65,11 @@ def test_the_match_subcommand_is_the_default_command(tmp_path):
     (["checkpoints/backgammon.safetensors+1ply+exact+2ply", "random"], "look-ahead given twice"),
     (["pubeval+2ply", "random"], "for checkpoints, not the baseline pubeval"),
     (["heuristic", "checkpoints/backgammon.safetensors+2plies"], "may end in +exact, +noexact, +0ply"),
+    (["heuristic", "random", "--luck", "pubeval"], "--luck pubeval: the judge must be a checkpoint"),
+    (["heuristic", "random", "--luck", "missing/net.pt"], "--luck missing/net.pt: checkpoint not found"),
+    (["heuristic", "random", "--luck", "checkpoints/backgammon.safetensors+1ply"], "the judge looks at 0-ply"),
+    (["heuristic", "random", "--game", "nardi", "--luck", "checkpoints/backgammon.safetensors"], "not nardi"),
+    (["heuristic", "random", "--luck-prune", "-1"], "--luck-prune must be 0 or more"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     """Bad flags, unknown players, missing checkpoints: one error line on stderr, status 2, no traceback."""
@@ -132,3 +138,16 @@ def test_a_closed_output_pipe_ends_quietly_and_still_writes_the_files(tmp_path, 
     child.stderr.close()
     assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
     assert child.returncode == 1 and json.loads(out.read_text())["result"]
+
+
+def test_luck_adjusted_figures_are_printed_and_written(tmp_path):
+    """--luck: a line with the luck-adjusted points per game, and the same figures in the JSON."""
+    out = tmp_path / "luck.json"
+    done = run("heuristic", "random", "--game", "nardi", "--games", "8", "--seed", "2", "--json", str(out),
+               "--luck", "checkpoints/nardi.safetensors")
+    assert done.returncode == 0, done.stderr
+    assert "A luck-adjusted points per game: " in done.stdout and "judged by checkpoints/nardi.safetensors" in done.stdout
+    result = json.loads(out.read_text())["result"]
+    adjusted = result["luck_adjusted"]
+    assert adjusted["judge"] == "checkpoints/nardi.safetensors" and adjusted["ci95"] > 0
+    assert adjusted["ppg"] == pytest.approx(result["ppg"] - adjusted["a_luck_per_game"])
