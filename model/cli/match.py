@@ -125,8 +125,9 @@ def _names_a_file(spec: str) -> bool:
         return False
 
 
-def load_judge(args: Args, device: str):
-    """The --luck judge's network (None without --luck); UsageError for a spec that is no checkpoint."""
+def load_judge(args: Args):
+    """The --luck judge's network, on the CPU (None without --luck); UsageError for a spec that is no
+    checkpoint."""
     if args.luck is None:
         return None
     spec = args.luck.strip()
@@ -135,9 +136,7 @@ def load_judge(args: Args, device: str):
     try:
         if parse_checkpoint_spec(spec).plies:
             raise UsageError(f"--luck {args.luck}: the judge looks at 0-ply; give the checkpoint without +Nply")
-        if device == "cpu" and _names_a_file(spec):
-            device = choose_device(args.device, args.threads)
-        return make_player(spec, args.game, device=device).net
+        return make_player(spec, args.game, device="cpu").net  # numpy inference (model/net/inference.py)
     except UsageError:
         raise
     except Exception as e:  # noqa: BLE001 - at the command line any failure to load is bad input
@@ -149,7 +148,7 @@ def run_match(args: Args) -> tuple[ArenaResult, str]:
     """Play the match, with a progress bar on a terminal, and judge the luck if asked: (result, the
     device networks ran on)."""
     player_a, player_b, device = load_players(args)
-    judge = load_judge(args, device)  # before the games: a bad judge is said at once
+    judge = load_judge(args)  # before the games: a bad judge is said at once
     with progress_bar(args.games, "game", not args.no_progress) as bar:
         result = play_games(player_a, player_b, args.games, seed=args.seed, batch=args.batch,
                             max_plies=args.max_plies, progress=bar.update,
