@@ -14,7 +14,7 @@ NARDI=checkpoints/nardi.safetensors
 
 # issue 3: cubeless strength, mirrored dice
 python evaluate.py $BG pubeval --games 10000 --seed 101 --no-progress --json $OUT/backgammon_vs_pubeval.json
-python evaluate.py $BG gnubg-0ply --games 2000 --seed 102 --no-progress --json $OUT/backgammon_vs_gnubg0.json
+python evaluate.py $BG gnubg-0ply --games 2000 --seed 102 --luck $BG --no-progress --json $OUT/backgammon_vs_gnubg0.json
 python evaluate.py $BG heuristic --games 2000 --seed 103 --no-progress --json $OUT/backgammon_vs_heuristic.json
 python evaluate.py $BG random --games 2000 --seed 104 --no-progress --json $OUT/backgammon_vs_random.json
 python evaluate.py $NARDI heuristic --game nardi --games 4000 --seed 11 --no-progress --json $OUT/nardi_vs_heuristic.json

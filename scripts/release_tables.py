@@ -26,7 +26,9 @@ def cubeless_row(name: str, label: str) -> str:
     levels = ("win", "gammon", "backgammon") if r["game"] == "backgammon" else ("win", "mars")
     plural = {"win": "wins", "gammon": "gammons", "backgammon": "backgammons", "mars": "mars"}
     rates = ", ".join(f"{plural[level]} {100 * r['a_' + level]:.1f}%" for level in levels)
-    return (f"| {label} | {r['games']:,} | {r['ppg']:+.3f} +- {r['ci95']:.3f} | {rates} | "
+    adjusted = r.get("luck_adjusted")  # evaluate.py --luck: the same figure, the luck taken out
+    luck = f" (luck-adjusted {adjusted['ppg']:+.3f} +- {adjusted['ci95']:.3f})" if adjusted else ""
+    return (f"| {label} | {r['games']:,} | {r['ppg']:+.3f} +- {r['ci95']:.3f}{luck} | {rates} | "
             f"`{name}.json` |")
 
 
