@@ -46,7 +46,7 @@ json.dump([p for p in d if p['games'] <= 270049], open('/tmp/plain_to_270k.json'
     --nets $L-prune8-675k.safetensors@9.82@L6 $L-distill-675k.safetensors@10.74@L7 \
     $L-distill2b-675k.safetensors@12.3@L8b $L-distill3b-675k.safetensors@13.68@L9b \
     $L-distill4-675k.safetensors@14.65@L10 $L-distill5-675k.safetensors@16.37@L11 \
-    $L-distill6-675k.safetensors@17.82@L12 --out /tmp/curve_fits
+    $L-distill6-675k.safetensors@17.82@L12 $L-distill7-675k.safetensors@19.9@L13 --out /tmp/curve_fits
   python scripts/strength_curve.py --plot /tmp/plain_to_270k.json /tmp/curve_oneply.json /tmp/curve_fits.json \
     --x hours --out docs/strength_backgammon
 fi

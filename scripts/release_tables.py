@@ -44,9 +44,14 @@ def made_by(game: str) -> str:
     lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
     fits = fits_of(m)
     how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
-    if "deepened" in m:  # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11)
-        fits.insert(int(m.get("deepened_after_fits", len(fits))), m["deepened"])
-        how += " and given a second hidden layer (`scripts/widen_run.py --deepen`)"
+    # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11); older files hold one
+    steps = m.get("deepenings") or ([[m.get("deepened_after_fits", len(fits)), m["deepened"]]] if "deepened" in m else [])
+    for _, after, text in sorted(((i, int(a), t) for i, (a, t) in enumerate(steps)), key=lambda x: (x[1], x[0]),
+                                 reverse=True):  # from the last, so each index still counts the fits before it
+        fits.insert(after, text)
+    if steps:
+        layers = "a second hidden layer" if len(steps) == 1 else f"{len(steps)} more hidden layers"
+        how += f" and given {layers} (`scripts/widen_run.py --deepen`)"
     if fits:  # scripts/fit_labels.py rounds after the last command (docs/strength_levers.md, L7)
         lines += ["", f"  then {how}, in order:", ""]
         lines += [f"      {f}" for f in fits]

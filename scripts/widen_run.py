@@ -80,6 +80,10 @@ def deepen(blob: dict) -> dict:
     made["deepened"] = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
                         "(scripts/widen_run.py --deepen)")
     made["deepened_after_fits"] = len(fits_of(made))
+    # every deepening in order, each with the number of fits before it (the two keys above: the last)
+    earlier = made.get("deepenings") or ([[blob["made_by"]["deepened_after_fits"], blob["made_by"]["deepened"]]]
+                                         if "deepened" in (blob.get("made_by") or {}) else [])
+    made["deepenings"] = [*earlier, [made["deepened_after_fits"], made["deepened"]]]
     out["made_by"] = made
     return out
 

@@ -66,6 +66,13 @@ def test_a_deepened_run_plays_as_before_and_its_new_layer_learns(tmp_path):
     assert after["args"]["hidden"] == f"{width},{width}" and "deepened" in after["made_by"]
     assert after["optimizer"] is None and after["games"] == before["games"]
     assert after["made_by"]["deepened_after_fits"] == len(fits_of(before["made_by"]))  # where release_tables.py lists the step
+    assert after["made_by"]["deepenings"] == [[len(fits_of(before["made_by"])), after["made_by"]["deepened"]]]
+    again = script(tmp_path / "new", tmp_path / "third", "--deepen")  # a second deepening keeps the first's record
+    assert again.returncode == 0, again.stderr
+    third = read(tmp_path / "third" / "last.pt")
+    assert third["net_config"]["hidden"] == [width, width, width]
+    assert [text for _, text in third["made_by"]["deepenings"]] == [after["made_by"]["deepened"],
+                                                                  third["made_by"]["deepened"]]
     done = train_on(tmp_path / "new", before["games"] + 20)
     assert done["net_config"]["hidden"] == [width, width]
     assert not np.array_equal(done["weights"]["body.2.weight"].numpy(), np.eye(width, dtype=np.float32))
