@@ -14,7 +14,7 @@ and needs no rule for which rolls an opening can be.
 The judge is a player made from a checkpoint spec as the arena's players are (bear-offs from the
 exact databases by default, model/net/evaluator.py); backgammon judges may look at pubeval's best
 ``prune`` plays of each roll only (model/search/luck.py, as rollouts do), which keeps the mean at zero
-too and costs a third of every legal play of every roll.
+too and costs about a quarter of judging every legal play of every roll.
 """
 
 from __future__ import annotations
