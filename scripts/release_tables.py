@@ -46,9 +46,8 @@ def made_by(game: str) -> str:
     how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
     # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11); older files hold one
     steps = m.get("deepenings") or ([[m.get("deepened_after_fits", len(fits)), m["deepened"]]] if "deepened" in m else [])
-    for _, after, text in sorted(((i, int(a), t) for i, (a, t) in enumerate(steps)), key=lambda x: (x[1], x[0]),
-                                 reverse=True):  # from the last, so each index still counts the fits before it
-        fits.insert(after, text)
+    for after, text in reversed(steps):  # from the last, so each index still counts only the fits before it
+        fits.insert(int(after), text)
     if steps:
         layers = "a second hidden layer" if len(steps) == 1 else f"{len(steps)} more hidden layers"
         how += f" and given {layers} (`scripts/widen_run.py --deepen`)"

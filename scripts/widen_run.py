@@ -77,13 +77,13 @@ def deepen(blob: dict) -> dict:
     out["optimizer"] = None
     out["args"] = {**blob["args"], "hidden": ",".join(map(str, hidden))}
     made = dict(blob.get("made_by") or {})
-    made["deepened"] = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
-                        "(scripts/widen_run.py --deepen)")
-    made["deepened_after_fits"] = len(fits_of(made))
-    # every deepening in order, each with the number of fits before it (the two keys above: the last)
-    earlier = made.get("deepenings") or ([[blob["made_by"]["deepened_after_fits"], blob["made_by"]["deepened"]]]
-                                         if "deepened" in (blob.get("made_by") or {}) else [])
-    made["deepenings"] = [*earlier, [made["deepened_after_fits"], made["deepened"]]]
+    fits = len(fits_of(made))
+    # every deepening in order, each with the number of fits before it; files from before the list hold one
+    earlier = made.get("deepenings") or ([[made.get("deepened_after_fits", fits), made["deepened"]]]
+                                         if "deepened" in made else [])
+    text = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
+            "(scripts/widen_run.py --deepen)")
+    made.update(deepened=text, deepened_after_fits=fits, deepenings=[*earlier, [fits, text]])  # the keys: the last
     out["made_by"] = made
     return out
 

@@ -58,7 +58,7 @@ class ArenaResult:
     @property
     def pair_means(self) -> np.ndarray:
         """A's mean points in each mirrored pair (K,): the independent samples."""
-        return self.points.reshape(-1, 2).mean(axis=1)
+        return _pair_means(self.points)
 
     @property
     def ppg(self) -> float:
@@ -113,10 +113,15 @@ class ArenaResult:
         }
 
 
+def _pair_means(points: np.ndarray) -> np.ndarray:
+    """Per-game ``points`` (G,) averaged over each mirrored pair (G // 2,)."""
+    return points.reshape(-1, 2).mean(axis=1)
+
+
 def _pair_stderr(points: np.ndarray) -> float:
     """Standard error of the mean of per-game ``points`` from the spread of the mirrored pairs' means
     (nan with fewer than two pairs)."""
-    pairs = points.reshape(-1, 2).mean(axis=1)
+    pairs = _pair_means(points)
     if len(pairs) < 2:
         return math.nan
     return float(pairs.std(ddof=1) / math.sqrt(len(pairs)))

@@ -43,6 +43,11 @@ def roll_luck(net, positions: np.ndarray, dice: np.ndarray, prune: int = 0) -> n
     return value[np.arange(len(positions)), ROLL_INDEX[dice[:, 0], dice[:, 1]]] - value @ ROLL_WEIGHTS
 
 
+def judged_turns(plays: list) -> int:
+    """How many turns ``game_luck`` judges in the recorded games ``plays``: all but each game's first."""
+    return sum(len(positions) - 1 for _, positions, _, _ in plays)
+
+
 def game_luck(net, plays: list, prune: int = 0, progress: Callable[[int], None] | None = None) -> np.ndarray:
     """A's luck in each game (G,): the luck of A's throws less B's, from the recorded plies of
     ``play_games(..., record_plays=True)`` (``ArenaResult.plays``), each game's opening left out.

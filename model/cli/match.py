@@ -19,7 +19,7 @@ jacoby off`` first so that gnubg scores the cubeless gammons as played).
 every throw's luck at 0-ply (its best play of the roll thrown against the average over the 21 rolls)
 and A's points less A's luck plus B's estimate the same points per game with an interval some five
 times narrower than the raw one between players of similar strength (the shipped net against gnubg
-0-ply: 0.077 -> 0.016 over 1,000 games), at some four times the games' time.
+0-ply: 0.077 -> 0.016 over 1,000 games), at six to seven times the 0-ply games' own time.
 
 Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, exit status 2.
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from engine.board import GAMES
 from engine.formats.matfile import MatchRecord, write_mat
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
-from model.arena.luck import game_luck
+from model.arena.luck import game_luck, judged_turns
 from model.cli.common import CLOSED_PIPE, UsageError, dataclass_parser, emit, option, progress_bar, write_json
 from model.net.device import choose_device
 from model.players.registry import BASELINES, make_player, parse_checkpoint_spec
@@ -61,7 +61,7 @@ class Args:
                              "gnubg first scores gammons as played")
     luck: str | None = option(None, help="also report the luck-adjusted points per game, each throw's luck judged "
                               "at 0-ply by this checkpoint (+exact/+noexact allowed): the same figure with a "
-                              "far narrower interval (model/arena/luck.py); costs some 4x the games' time")
+                              "far narrower interval (model/arena/luck.py); costs 6-7x the time of 0-ply games")
     luck_prune: int = option(8, help="backgammon: the judge values each roll by its best of pubeval's best N plays "
                              "(0: of every legal play, some 4x slower); either way the adjustment is unbiased")
     max_plies: int = option(MAX_PLIES, help="safety cap on a game's plies (capped games score 0)")
@@ -112,8 +112,7 @@ def load_players(args: Args):
         try:
             players.append(make_player(spec, args.game, device=device, seed=args.seed * 2 + seat))
         except Exception as e:  # noqa: BLE001 - at the command line any failure to load is bad input
-            message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-            raise UsageError(f"player {'AB'[seat]} ({spec}): {message}") from None
+            raise UsageError(f"player {'AB'[seat]} ({spec}): {_first_line(e)}") from None
     return players[0], players[1], device
 
 
@@ -131,6 +130,8 @@ def load_judge(args: Args):
     if args.luck is None:
         return None
     spec = args.luck.strip()
+    if not spec:
+        raise UsageError("--luck: give the judge's checkpoint path")
     if spec.lower() in BASELINES:
         raise UsageError(f"--luck {args.luck}: the judge must be a checkpoint (its net values the rolls)")
     try:
@@ -140,8 +141,13 @@ def load_judge(args: Args):
     except UsageError:
         raise
     except Exception as e:  # noqa: BLE001 - at the command line any failure to load is bad input
-        message = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise UsageError(f"--luck {args.luck}: {message}") from None
+        raise UsageError(f"--luck {args.luck}: {_first_line(e)}") from None
+
+
+def _first_line(error: Exception) -> str:
+    """What a failure to load says, in one line: its message's first line, else its type's name."""
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
 
 
 def run_match(args: Args) -> tuple[ArenaResult, str]:
@@ -154,8 +160,7 @@ def run_match(args: Args) -> tuple[ArenaResult, str]:
                             max_plies=args.max_plies, progress=bar.update,
                             record_plays=bool(args.mat) or judge is not None)
     if judge is not None:
-        turns = int(sum(len(plays[0]) - 1 for plays in result.plays))
-        with progress_bar(turns, "turn", not args.no_progress) as bar:
+        with progress_bar(judged_turns(result.plays), "turn", not args.no_progress) as bar:
             result.luck = game_luck(judge, result.plays, args.luck_prune, progress=bar.update)
         result.luck_judge = args.luck
     return result, device

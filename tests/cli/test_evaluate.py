@@ -66,6 +66,7 @@ def test_the_match_subcommand_is_the_default_command(tmp_path):
     (["pubeval+2ply", "random"], "for checkpoints, not the baseline pubeval"),
     (["heuristic", "checkpoints/backgammon.safetensors+2plies"], "may end in +exact, +noexact, +0ply"),
     (["heuristic", "random", "--luck", "pubeval"], "--luck pubeval: the judge must be a checkpoint"),
+    (["heuristic", "random", "--luck", ""], "--luck: give the judge's checkpoint path"),
     (["heuristic", "random", "--luck", "missing/net.pt"], "--luck missing/net.pt: checkpoint not found"),
     (["heuristic", "random", "--luck", "checkpoints/backgammon.safetensors+1ply"], "the judge looks at 0-ply"),
     (["heuristic", "random", "--game", "nardi", "--luck", "checkpoints/backgammon.safetensors"], "not nardi"),
