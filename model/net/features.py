@@ -35,6 +35,7 @@ import numpy as np
 from engine.board import BAR, HEAD, OFF, OPP_BAR, OPP_OFF, flip, has_contact
 from engine.movegen import ROLL_WEIGHTS
 from model.net import contact_inputs as _contact
+from model.net import nardi_inputs as _nardi
 from model.net.contact_inputs import contact_inputs, num_contact_inputs, num_race_inputs, race_inputs
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
@@ -150,11 +151,11 @@ def encode(game: str, positions: np.ndarray, version: int | None = None) -> np.n
     return out
 
 
-def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.ndarray] | None:
+def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Where an encoding puts its per-point units: (columns (P, U) int, table (C, U) float32) such that
     ``encode(positions)[:, columns[p]] == table[slot_values(positions)[:, p]]`` for each slot p (a point
-    of one side, or of the board); None for an encoding without such a layout (nardi version 2).
-    model/net/table_forward.py turns the first layer's weights on these columns into a lookup table."""
+    of one side, or of the board). model/net/table_forward.py turns the first layer's weights on these
+    columns into a lookup table."""
     version = check_version(game, version)
     if game == "backgammon" and version == 3:  # two halves of 125: the 25 points' 4 units, then features
         half = np.arange(100).reshape(25, 4)
@@ -162,29 +163,29 @@ def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.nd
     if game == "backgammon" and version == RACE_VERSION:  # two halves of 108: points 1..23's 4 units first
         half = np.arange(92).reshape(23, 4)
         return np.concatenate([half, half + _contact.HALF_RACE]), _contact._UNITS
-    if game == "nardi" and version == 2:
-        return None
+    if game == "nardi" and version == 2:  # two halves of HALF: the 24 points' 4 units, then features
+        half = np.arange(96).reshape(24, 4)
+        return np.concatenate([half, half + _nardi.HALF]), _nardi.UNITS
     return np.arange(192).reshape(24, 8), _UNITS  # the signed count of each point
 
 
 def dense_columns(game: str, version: int | None = None) -> np.ndarray:
-    """The columns of ``encode`` outside ``unit_slots``' (all of them without such a layout), in order."""
-    layout = unit_slots(game, version)
-    columns = layout[0].ravel() if layout is not None else np.zeros(0, dtype=np.intp)
-    return np.setdiff1d(np.arange(num_features(game, version)), columns)
+    """The columns of ``encode`` outside ``unit_slots``', in order."""
+    return np.setdiff1d(np.arange(num_features(game, version)), unit_slots(game, version)[0].ravel())
 
 
 def split_encode(game: str, positions: np.ndarray,
                  version: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(``slot_values`` (B, P), ``encode(...)[:, dense_columns(...)]``) without writing the unit columns
-    where an encoding can skip them (backgammon version 3); model/net/table_forward.py looks the units up."""
+    where an encoding can skip them (backgammon version 3, nardi version 2); model/net/table_forward.py
+    looks the units up."""
     pos = np.asarray(positions, dtype=np.int8)
     version = check_version(game, version)
     if game == "backgammon" and version == 3:
         counts, dense = _contact.dense_inputs(pos)
         return counts.reshape(len(pos), 50), dense
-    if unit_slots(game, version) is None:
-        return np.zeros((len(pos), 0), dtype=np.intp), encode(game, pos, version)
+    if game == "nardi" and version == 2:
+        return _nardi.dense_inputs(pos)
     return slot_values(game, pos, version), encode(game, pos, version)[:, dense_columns(game, version)]
 
 
@@ -195,4 +196,6 @@ def slot_values(game: str, positions: np.ndarray, version: int | None = None) ->
         return _contact.side_counts(pos).reshape(len(pos), 50)
     if game == "backgammon" and version == RACE_VERSION:
         return _contact.side_counts(pos)[:, :, :23].reshape(len(pos), 46)
+    if game == "nardi" and check_version(game, version) == 2:
+        return _nardi.dense_inputs(pos)[0]
     return pos[:, :24].astype(np.intp) + 15

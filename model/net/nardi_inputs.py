@@ -187,28 +187,42 @@ def half_features(own: np.ndarray, other: np.ndarray, off: np.ndarray) -> tuple[
     return out, _highest_bit(held_bits) > lowest_closed
 
 
-def _half(pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The half (B, HALF) of the side on roll of positions ``pos`` (B, 28), and whether that side's
-    rearmost checker still meets an opponent checker (``half_features``)."""
-    own, other = side_boards(pos)
-    out = np.empty((len(pos), HALF), dtype=np.float32)
-    units = out[:, :96].reshape(len(pos), 24, 4)  # a view: written in place
-    units[..., 0] = own >= 1
-    units[..., 1] = own >= 2
-    units[..., 2] = own >= 3
-    units[..., 3] = np.maximum(own - 3, 0) * np.float32(0.25)
-    out[:, 96:], meets = half_features(own, other, pos[:, OFF])
-    return out, meets
+def unit_table() -> np.ndarray:
+    """(16, 4) float32: the four units of a point holding 0..15 of a side's checkers (the first 96
+    columns of a half: n >= 1, n >= 2, n >= 3, (n - 3) / 4 if n > 3)."""
+    n = np.arange(16)
+    return np.stack([n >= 1, n >= 2, n >= 3, np.maximum(n - 3, 0) * np.float32(0.25)], axis=1).astype(np.float32)
+
+
+UNITS = unit_table()
+
+
+def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``nardi_inputs`` less the point units, for a forward pass that looks the units up
+    (model/net/table_forward.py): (counts (B, 48) int8, the mover's checkers on its points 1..24 then
+    the opponent's on its own points 1..24, of which the units are ``UNITS[counts]``; (B, 2 * K + 2)
+    float32, the columns of ``nardi_inputs`` after each half's units: the mover's K features, the
+    opponent's, the race lead and contact)."""
+    pos = np.asarray(positions, dtype=np.int8)
+    b, k = len(pos), len(FEATURE_NAMES)
+    both = np.concatenate([pos, flip("nardi", pos)])  # one pass for both sides
+    own, other = side_boards(both)
+    features, meets = half_features(own, other, both[:, OFF])
+    dense = np.empty((b, 2 * k + 2), dtype=np.float32)
+    dense[:, :k], dense[:, k : 2 * k] = features[:b], features[b:]
+    pip = FEATURE_NAMES.index("pips")
+    dense[:, 2 * k] = (features[:b, pip] - features[b:, pip]) * (200 / 50)
+    dense[:, 2 * k + 1] = meets[:b] | meets[b:]
+    return np.concatenate([own[:b], own[b:]], axis=1), dense
 
 
 def nardi_inputs(positions: np.ndarray) -> np.ndarray:
     """(B, num_nardi_inputs()) float32 inputs of long-nardi positions (B, 28), mover's frame."""
-    pos = np.asarray(positions, dtype=np.int8)
-    b = len(pos)
-    halves, meets = _half(np.concatenate([pos, flip("nardi", pos)]))  # one pass for both sides
+    counts, dense = dense_inputs(positions)
+    b, k = len(counts), len(FEATURE_NAMES)
     out = np.empty((b, num_nardi_inputs()), dtype=np.float32)
-    out[:, :HALF], out[:, HALF : 2 * HALF] = halves[:b], halves[b:]
-    pip = nardi_index("pips")
-    out[:, RACE_LEAD] = (halves[:b, pip] - halves[b:, pip]) * (200 / 50)
-    out[:, CONTACT] = meets[:b] | meets[b:]
+    halves = out[:, : 2 * HALF].reshape(b, 2, HALF)  # a view: written in place
+    halves[:, :, :96] = UNITS[counts].reshape(b, 2, 96)
+    halves[:, :, 96:] = dense[:, : 2 * k].reshape(b, 2, k)
+    out[:, RACE_LEAD:] = dense[:, 2 * k :]
     return out

@@ -1,7 +1,8 @@
 """The self-play actor's forward pass: OutcomeNet's first layer with the per-point units looked up.
 
 Most of a net's inputs are the units of each point (model/net/features.py ``unit_slots``: four units
-per point and side in feature version 3, eight per point of the board in version 2), and most points
+per point and side in backgammon feature version 3 and nardi version 2, eight per point of the board
+in the version-2 backgammon and version-1 nardi encodings), and most points
 are empty, so their units are 0. The first layer's product with a slot's units depends only on the
 slot and its value, so ``refresh`` precomputes it for every value (a table of P x C rows of the hidden
 width) and a forward pass sums the rows of each position's occupied slots (torch's embedding_bag)
@@ -49,8 +50,6 @@ class TableForward:
     @torch.no_grad()
     def refresh(self) -> None:
         """Rebuild the tables from ``net``'s current weights."""
-        if self.layout is None:
-            return
         columns, table = self.layout
         first = self.net.body[0]
         weight = first.weight.detach()  # (H, F)
@@ -79,7 +78,7 @@ class TableForward:
 
     @torch.no_grad()
     def _probabilities(self, positions: np.ndarray, device) -> np.ndarray:
-        if self.layout is None or len(positions) == 0:
+        if len(positions) == 0:
             return self.net.probabilities(positions, device)
         game, version = self.config.game, self.config.feature_version
         values, rest = split_encode(game, positions, version)  # the units are not written

@@ -23,11 +23,7 @@ def positions(game: str) -> np.ndarray:
 @pytest.mark.parametrize("game,version", ENCODINGS)
 def test_unit_slots_are_where_the_encoding_puts_the_units(game, version):
     """Each slot's columns of the encoding hold its table row; the slots cover distinct columns."""
-    layout = unit_slots(game, version)
-    if layout is None:
-        assert (game, version) == ("nardi", 2)
-        return
-    columns, table = layout
+    columns, table = unit_slots(game, version)
     pos = positions(game)
     x, values = encode(game, pos, version), slot_values(game, pos, version)
     assert values.shape == (len(pos), len(columns)) and len(np.unique(columns)) == columns.size
@@ -51,8 +47,7 @@ def test_table_forward_equals_the_net_within_float32_rounding(game, version):
         stale = fast.probabilities(pos)
         fast.refresh()
         np.testing.assert_allclose(fast.probabilities(pos), net.probabilities(pos), rtol=0, atol=2e-6)
-        if unit_slots(game, version) is not None:
-            assert np.abs(stale - net.probabilities(pos)).max() > 1e-3
+        assert np.abs(stale - net.probabilities(pos)).max() > 1e-3
     assert fast.probabilities(pos[:0]).shape == (0, net.config.outputs)
 
 
@@ -63,11 +58,9 @@ def test_split_encode_is_encode_without_the_unit_columns(game, version):
     pos = positions(game)
     values, rest = split_encode(game, pos, version)
     x = encode(game, pos, version)
-    assert rest.dtype == np.float32 and rest.shape == (len(pos), x.shape[1] - values.shape[1] * (
-        0 if unit_slots(game, version) is None else unit_slots(game, version)[0].shape[1]))
+    assert rest.dtype == np.float32 and rest.shape == (len(pos), x.shape[1] - unit_slots(game, version)[0].size)
     np.testing.assert_array_equal(rest, x[:, dense_columns(game, version)])
-    if unit_slots(game, version) is not None:
-        np.testing.assert_array_equal(values, slot_values(game, pos, version))
+    np.testing.assert_array_equal(values, slot_values(game, pos, version))
 
 
 @pytest.mark.parametrize("game,version", [("backgammon", 3), ("nardi", 2)])
