@@ -197,5 +197,5 @@ def slot_values(game: str, positions: np.ndarray, version: int | None = None) ->
     if game == "backgammon" and version == RACE_VERSION:
         return _contact.side_counts(pos)[:, :, :23].reshape(len(pos), 46)
     if game == "nardi" and check_version(game, version) == 2:
-        return _nardi.dense_inputs(pos)[0]
+        return _nardi.unit_counts(pos)
     return pos[:, :24].astype(np.intp) + 15

@@ -197,6 +197,19 @@ def unit_table() -> np.ndarray:
 UNITS = unit_table()
 
 
+def _both_sides(pos: np.ndarray) -> np.ndarray:
+    """(2B, 28): the positions, then the same seen by the opponent (one pass computes both halves)."""
+    return np.concatenate([pos, flip("nardi", pos)])
+
+
+def unit_counts(positions: np.ndarray) -> np.ndarray:
+    """(B, 48) int8: ``dense_inputs``' counts alone (the mover's checkers on its points 1..24, then the
+    opponent's on its own)."""
+    pos = np.asarray(positions, dtype=np.int8)
+    own = side_boards(_both_sides(pos))[0]
+    return np.concatenate([own[: len(pos)], own[len(pos) :]], axis=1)
+
+
 def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``nardi_inputs`` less the point units, for a forward pass that looks the units up
     (model/net/table_forward.py): (counts (B, 48) int8, the mover's checkers on its points 1..24 then
@@ -205,7 +218,7 @@ def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     opponent's, the race lead and contact)."""
     pos = np.asarray(positions, dtype=np.int8)
     b, k = len(pos), len(FEATURE_NAMES)
-    both = np.concatenate([pos, flip("nardi", pos)])  # one pass for both sides
+    both = _both_sides(pos)
     own, other = side_boards(both)
     features, meets = half_features(own, other, both[:, OFF])
     dense = np.empty((b, 2 * k + 2), dtype=np.float32)
