@@ -76,6 +76,12 @@ def test_bad_flags_and_bad_resume_give_one_line(tmp_path):
     assert (tmp_path / "bad" / "last.pt").read_bytes() == b"garbage"  # nothing saved is lost
 
 
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds a running process has used (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
     """SIGTERM (a scheduler stopping the job) saves last.pt with every game played and exits 130."""
     run = tmp_path / "run"
@@ -84,14 +90,14 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
            "--games", "100000", "--checkpoint-every", "100000", "--run-dir", str(run)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=ENV, cwd=ROOT,
                             start_new_session=True)
-    deadline = time.time() + 120
+    deadline = time.time() + 300
     while not list((run / "tb").glob("*")) and time.time() < deadline:
         time.sleep(0.2)
-    first = sum(f.stat().st_size for f in (run / "tb").rglob("*") if f.is_file())
-    while time.time() < deadline:  # a learning pass has logged (games were played), however slow the machine
+    # the run is set up; let it play for 5 of its own CPU seconds (hundreds of games at this size),
+    # however loaded the machine: a wall-clock wait could end before its first game did
+    start = cpu_seconds(proc.pid)
+    while cpu_seconds(proc.pid) < start + 5 and time.time() < deadline:
         time.sleep(0.2)
-        if sum(f.stat().st_size for f in (run / "tb").rglob("*") if f.is_file()) > first:
-            break
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130 and "Traceback" not in err
