@@ -33,7 +33,7 @@ def cubeless_row(name: str, label: str) -> str:
 
 
 def made_by(game: str) -> str:
-    from model.net.checkpoint import fits_of, read
+    from model.net.checkpoint import deepenings_of, fits_of, read
 
     blob = read(ROOT / "checkpoints" / f"{game}.safetensors", backend="numpy")
     m = blob["made_by"]
@@ -44,8 +44,7 @@ def made_by(game: str) -> str:
     lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
     fits = fits_of(m)
     how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
-    # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11); older files hold one
-    steps = m.get("deepenings") or ([[m.get("deepened_after_fits", len(fits)), m["deepened"]]] if "deepened" in m else [])
+    steps = deepenings_of(m)  # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11)
     for after, text in reversed(steps):  # from the last, so each index still counts only the fits before it
         fits.insert(int(after), text)
     if steps:

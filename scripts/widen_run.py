@@ -62,7 +62,7 @@ def deepen(blob: dict) -> dict:
     """The checkpoint dict ``blob`` with an identity hidden layer added after its last hidden layer."""
     import torch
 
-    from model.net.checkpoint import fits_of
+    from model.net.checkpoint import deepenings_of, fits_of
 
     old = list(blob["net_config"]["hidden"])
     width, n = old[-1], len(old)
@@ -78,9 +78,7 @@ def deepen(blob: dict) -> dict:
     out["args"] = {**blob["args"], "hidden": ",".join(map(str, hidden))}
     made = dict(blob.get("made_by") or {})
     fits = len(fits_of(made))
-    # every deepening in order, each with the number of fits before it; files from before the list hold one
-    earlier = made.get("deepenings") or ([[made.get("deepened_after_fits", fits), made["deepened"]]]
-                                         if "deepened" in made else [])
+    earlier = deepenings_of(made)  # every deepening in order, each with the number of fits before it
     text = (f"from hidden {old} to {hidden}, the new layer the identity, at {blob['games']} games "
             "(scripts/widen_run.py --deepen)")
     made.update(deepened=text, deepened_after_fits=fits, deepenings=[*earlier, [fits, text]])  # the keys: the last

@@ -65,6 +65,18 @@ def fits_of(made_by: dict | None) -> list[str]:
     return list(made.get("fits") or ([made["fitted"]] if "fitted" in made else []))
 
 
+def deepenings_of(made_by: dict | None) -> list[list]:
+    """The scripts/widen_run.py --deepen steps of a checkpoint's lineage, in order, each [the number of
+    fits before it, its line]: the ``deepenings`` list, or the lone ``deepened`` line of a run
+    deepened once before the list was kept."""
+    made = made_by or {}
+    if made.get("deepenings"):
+        return [list(step) for step in made["deepenings"]]
+    if "deepened" in made:
+        return [[made.get("deepened_after_fits", len(fits_of(made))), made["deepened"]]]
+    return []
+
+
 def is_safetensors(path: str | os.PathLike) -> bool:
     """Whether ``path`` is (to be) a .safetensors checkpoint rather than a torch one."""
     return Path(path).suffix == SAFETENSORS

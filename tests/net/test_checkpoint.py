@@ -8,7 +8,16 @@ import pytest
 import torch
 from safetensors.numpy import load_file, save_file
 
-from model.net.checkpoint import CheckpointError, load_net, load_player, read, save, shipped_path
+from model.net.checkpoint import (
+    CheckpointError,
+    deepenings_of,
+    fits_of,
+    load_net,
+    load_player,
+    read,
+    save,
+    shipped_path,
+)
 from model.net.network import NetConfig, OutcomeNet
 
 
@@ -136,3 +145,14 @@ def _metadata(path) -> dict:
 
     with safe_open(str(path), framework="numpy") as f:
         return f.metadata()
+
+
+def test_a_lineage_reads_the_same_from_old_and_new_made_by_records():
+    """fits_of / deepenings_of: the lists where a file keeps them, else its lone line of an older file."""
+    assert fits_of(None) == [] and deepenings_of(None) == [] and deepenings_of({"fits": ["a"]}) == []
+    assert fits_of({"fitted": "b"}) == ["b"] and fits_of({"fitted": "b", "fits": ["a", "b"]}) == ["a", "b"]
+    old = {"fits": ["a", "b"], "deepened": "d"}  # deepened once, before deepened_after_fits was kept
+    assert deepenings_of(old) == [[2, "d"]]
+    assert deepenings_of({**old, "deepened_after_fits": 1}) == [[1, "d"]]
+    new = {**old, "deepened_after_fits": 2, "deepenings": [[1, "c"], [2, "d"]]}
+    assert deepenings_of(new) == [[1, "c"], [2, "d"]]
