@@ -206,8 +206,13 @@ def unit_counts(positions: np.ndarray) -> np.ndarray:
     """(B, 48) int8: ``dense_inputs``' counts alone (the mover's checkers on its points 1..24, then the
     opponent's on its own)."""
     pos = np.asarray(positions, dtype=np.int8)
-    own = side_boards(_both_sides(pos))[0]
-    return np.concatenate([own[: len(pos)], own[len(pos) :]], axis=1)
+    return _side_by_side(side_boards(_both_sides(pos))[0])
+
+
+def _side_by_side(own: np.ndarray) -> np.ndarray:
+    """(B, 48) from a side array (2B, 24) of ``_both_sides``: the mover's row, then the opponent's."""
+    b = len(own) // 2
+    return np.concatenate([own[:b], own[b:]], axis=1)
 
 
 def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -226,7 +231,7 @@ def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pip = FEATURE_NAMES.index("pips")
     dense[:, 2 * k] = (features[:b, pip] - features[b:, pip]) * (200 / 50)
     dense[:, 2 * k + 1] = meets[:b] | meets[b:]
-    return np.concatenate([own[:b], own[b:]], axis=1), dense
+    return _side_by_side(own), dense
 
 
 def nardi_inputs(positions: np.ndarray) -> np.ndarray:
