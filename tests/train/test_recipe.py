@@ -1,0 +1,63 @@
+"""scripts/recipe_backgammon.sh: the shipped backgammon net's whole recipe as one resumable job.
+
+The chain is run for real at a 20,000th of its counts (DIV), so every documented step's command is
+checked to run after the one before it; the full-size commands are checked by --dry-run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from model.net.checkpoint import deepenings_of, fits_of, read
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "scripts" / "recipe_backgammon.sh"
+STEPS = ["td270k", "oneply3", "oneply8", "labels-L7", "fit-L7", "labels-L8b", "fit-L8b", "labels-L9b", "fit-L9b",
+         "labels-L10", "fit-L10", "labels-L11", "deepen-L10", "fit-L11", "labels-L12", "fit-L12", "labels-L13",
+         "fit-L13", "export"]
+
+
+def recipe(runs: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["bash", str(SCRIPT), *args, str(runs)], check=False, capture_output=True,
+                          text=True, timeout=900,
+                          env={**os.environ, "PYTHON": sys.executable, **env})
+
+
+def test_dry_run_prints_the_shipped_recipe_and_runs_nothing(tmp_path):
+    out = recipe(tmp_path / "r", "--dry-run")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert any("train.py" in line and "--games 270049" in line and "--seed 11" in line for line in lines)
+    assert any("--target one-ply --target-prune 3 --lam 0" in line and "--games 577160" in line for line in lines)
+    assert any("--games 674802 --target-prune 8" in line for line in lines)
+    labels = [line for line in lines if "two_ply_labels.py" in line]
+    # the shipped net's labels: 604k one-ply, 28k two-ply of L6, then the six rounds of two-ply
+    assert sum(line.count("two_ply_labels.py") for line in labels) == 17
+    assert any("--positions 604000 --seed 4000001 --plies 1" in line for line in labels)
+    assert any("--positions 232000 --seed 14100001" in line for line in labels)
+    assert sum("fit_labels.py" in line for line in lines) == 7
+    assert sum("--epochs 16" in line for line in lines if "fit_labels.py" in line) == 2
+    assert not (tmp_path / "r" / "selfplay").exists()
+    assert not any((tmp_path / "r" / "done").iterdir())
+
+
+def test_the_chain_runs_scaled_down_and_resumes_as_done(tmp_path):
+    runs = tmp_path / "r"
+    small = {"DIV": "20000", "CHUNK": "10", "PARALLEL": "8"}
+    out = recipe(runs, **small)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert sorted(p.name for p in (runs / "done").iterdir()) == sorted(STEPS)
+    blob = read(runs / "backgammon.safetensors", backend="numpy")
+    assert blob["net_config"]["hidden"] == [256, 256]
+    assert blob["games"] >= 674802 // 20000
+    fits = fits_of(blob["made_by"])
+    assert len(fits) == 7
+    assert "labels/sib1" in fits[0] and "labels/l15a" in fits[-1]
+    assert "16 epochs" in fits[-1] and "8 epochs" in fits[3]
+    assert [step[0] for step in deepenings_of(blob["made_by"])] == [4]  # after L7, L8b, L9b and L10's fits
+    again = recipe(runs, **small)
+    assert again.returncode == 0, again.stderr
+    assert [line for line in again.stdout.splitlines() if line.startswith("+")] == []
+    assert sum(line.startswith("= ") for line in again.stdout.splitlines()) == len(STEPS)
