@@ -19,7 +19,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DRY=0
-if [ "${1:-}" = "--dry-run" ]; then DRY=1; shift; fi
+case "${1:-}" in
+  --dry-run) DRY=1; shift ;;
+  -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+esac
+case "$#:${1:-}" in
+  0:|1:[!-]*) ;;
+  *) echo "usage: scripts/recipe_backgammon.sh [--dry-run] [RUNS]  (not: $*)" >&2; exit 2 ;;
+esac
 R=${1:-runs/recipe}
 ACTORS=${ACTORS:-0}
 PY=${PYTHON:-python}
@@ -28,7 +35,7 @@ CHUNK=${CHUNK:-2000}
 PAR=${PARALLEL:+--parallel-games $PARALLEL}
 n() { echo $(( ($1 + DIV - 1) / DIV )); }  # a count of the recipe, divided by DIV (rounded up)
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-mkdir -p "$R/done"
+if [ "$DRY" = 0 ]; then mkdir -p "$R/done"; fi
 
 run() {  # one command, echoed first
   echo "+ $*"

@@ -39,8 +39,16 @@ def test_dry_run_prints_the_shipped_recipe_and_runs_nothing(tmp_path):
     assert any("--positions 232000 --seed 14100001" in line for line in labels)
     assert sum("fit_labels.py" in line for line in lines) == 7
     assert sum("--epochs 16" in line for line in lines if "fit_labels.py" in line) == 2
-    assert not (tmp_path / "r" / "selfplay").exists()
-    assert not any((tmp_path / "r" / "done").iterdir())
+    assert not (tmp_path / "r").exists()
+
+
+def test_bad_arguments_get_one_line_and_exit_2(tmp_path):
+    for args in (["--bogus"], [str(tmp_path / "a"), str(tmp_path / "b")]):
+        out = subprocess.run(["bash", str(SCRIPT), *args], check=False, capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2
+        assert out.stderr.startswith("usage: scripts/recipe_backgammon.sh") and out.stderr.count("\n") == 1
+        assert out.stdout == ""
+    assert not any(tmp_path.iterdir())
 
 
 def test_the_chain_runs_scaled_down_and_resumes_as_done(tmp_path):
