@@ -63,10 +63,13 @@ pair() {  # pair NAME "COMMAND A" "COMMAND B": two label jobs side by side, one 
   touch "$R/done/$name"
 }
 
-fit() {  # fit NAME FROM_RUN NEW_RUN "LABEL FOLDERS" OPTIONS...: fit_labels.py, a half-written NEW_RUN removed first
+fresh() {  # fresh NAME DIR: a step that writes a new run folder DIR starts over from a half-written one
+  if [ ! -e "$R/done/$1" ] && [ "$DRY" = 0 ]; then rm -rf "$2"; fi
+}
+
+fit() {  # fit NAME FROM_RUN NEW_RUN "LABEL FOLDERS" OPTIONS...: fit_labels.py into a fresh NEW_RUN
   local name=$1 from=$2 new=$3 labels=$4; shift 4
-  if [ -e "$R/done/$name" ]; then echo "= $name done"; return; fi
-  if [ "$DRY" = 0 ]; then rm -rf "$new"; fi
+  fresh "$name" "$new"
   # shellcheck disable=SC2086
   step "$name" "$PY" scripts/fit_labels.py "$@" "$from" $labels "$new"
 }
@@ -108,7 +111,7 @@ fit fit-L10 "$R/L9b" "$R/L10" "$L/l11a $L/l11b" $FIT8 --holdout 0.02
 # L11: 770,000 of L10's; L10's run given a second (identity) hidden layer, fitted on the rounds since L9b
 pair labels-L11 "$(lab "$R/L10/last.pt" "$L/l12a" 136000 11100001) && $(lab "$R/L10/last.pt" "$L/l13a" 250000 12100001)" \
   "$(lab "$R/L10/last.pt" "$L/l12b" 134000 11600001) && $(lab "$R/L10/last.pt" "$L/l13b" 250000 12600001)"
-if [ ! -e "$R/done/deepen-L10" ] && [ "$DRY" = 0 ]; then rm -rf "$R/L10deep"; fi
+fresh deepen-L10 "$R/L10deep"
 step deepen-L10 "$PY" scripts/widen_run.py "$R/L10" "$R/L10deep" --deepen
 LAB="$L/l12a $L/l12b $L/l13a $L/l13b $L/l11a $L/l11b $L/l10a $L/l10b"
 fit fit-L11 "$R/L10deep" "$R/L11" "$LAB" $FIT8 --holdout 0.02
