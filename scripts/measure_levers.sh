@@ -104,3 +104,10 @@ python evaluate.py $L8B $L4 --games $GAMES --seed 1207 \
   --no-progress --json $OUT/duel_distill2b_vs_L4_seed1207.json
 python evaluate.py $ND checkpoints/levers/nardi-v2-474k.safetensors --game nardi --games $GAMES --seed 204 \
   --no-progress --json $OUT/nardi_distill_vs_shipped.json
+# the deep nardi run's end (two layers of 256, TD alone; the nardi net shipped since session 21) against
+# the fitted net it replaced and against 413dfce's (session 21 measured 20,000 and 40,000 games)
+NDEEP=checkpoints/levers/nardi-deep-874k.safetensors
+python evaluate.py $NDEEP $ND --game nardi --games $((2 * GAMES)) --seed 205 --no-progress \
+  --json $OUT/nardi_deep874k_vs_shipped.json
+python evaluate.py $NDEEP /tmp/nardi-v1.safetensors --game nardi --games $((4 * GAMES)) --seed 201 --no-progress \
+  --json $OUT/nardi_deep874k_vs_v1_40k.json
