@@ -94,6 +94,7 @@ fitted_round checkpoints/levers/backgammon-v3-distill3-675k.safetensors distill3
 # nardi: the 883k run fitted to 118k of its own one-ply sibling labels, against the 883k net and 413dfce's
 # (git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors; the 883k net is
 # scripts/export_safetensors.py of checkpoints/resume/nardi-v2/last.pt)
+git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors  # issue 11's nardi yardstick
 ND=checkpoints/levers/nardi-v2-distill-883k.safetensors
 python scripts/export_safetensors.py checkpoints/resume/nardi-v2/last.pt /tmp/nardi-883k.safetensors
 python evaluate.py $ND /tmp/nardi-883k.safetensors --game nardi --games $GAMES --seed 203 --no-progress --json $OUT/nardi_distill_vs_883k.json
