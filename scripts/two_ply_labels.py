@@ -31,6 +31,12 @@ positions of the first plies only (``--siblings 4`` fills 2,000 labels within ab
 dealt again, so by then they are spread over every stage of a game) and ``--every`` larger spreads
 the sampling wider.
 
+``--teacher-also NET [NET ...]``: the labels are the look-ahead of an ensemble, the mean of the
+checkpoint's and these nets' outcome probabilities (model/net/ensemble.py), instead of the checkpoint's
+own; the self-play and the candidate plays stay the checkpoint's. With ``--plies 0`` a label is the
+ensemble's own value: two independently trained nets together play better than either, so they
+teach it what its own look-ahead does not (docs/strength_levers.md, "Session 24").
+
 ``--siblings K``: instead of the sampled position itself, label the candidate plays of one random
 roll from it, the net's K best at 0-ply within ``--margin`` of its best (lookahead.move_filter), each
 as the position after the play with the opponent on roll. The net picks a play by comparing exactly
@@ -61,6 +67,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--prune", type=int, default=8, help="pubeval's K best plays a roll (0 = every play)")
     parser.add_argument("--every", type=int, default=4, help="keep one position on roll in this many (default 4)")
     parser.add_argument("--plies", type=int, default=2, help="look-ahead depth of the labels (default 2)")
+    parser.add_argument("--teacher-also", nargs="+", default=[], metavar="NET",
+                        help="label with the mean of the checkpoint's and these nets' probabilities (an ensemble)")
     parser.add_argument("--siblings", type=int, default=0,
                         help="label the K best candidate plays of a random roll instead of the position (0: off)")
     parser.add_argument("--margin", type=float, default=0.16,
@@ -83,6 +91,9 @@ def main(argv: list[str]) -> int:
     from model.net.bearoff import bearoff_mask
     from model.net.equity import cubeless_equity
     from model.net.checkpoint import load_net
+    from model.net.ensemble import MeanNet
+    from model.net.evaluator import ExactEndgames
+    from model.net.table_forward import TableForward
     from model.players.net_player import child_probabilities
     from model.search.lookahead import evaluate_positions, move_filter
     from model.train.labels import write_chunk
@@ -115,6 +126,15 @@ def main(argv: list[str]) -> int:
         except (OSError, ValueError) as err:
             raise UsageError(f"cannot load {args.checkpoint}: {err}") from err
         game = net.config.game
+        others = []
+        for path in args.teacher_also:
+            try:
+                others.append(load_net(path, game)[0])
+            except (OSError, ValueError) as err:
+                raise UsageError(f"cannot load {path}: {err}") from err
+            if others[-1].config.outputs != net.config.outputs:
+                raise UsageError(f"{path} gives {others[-1].config.outputs} outcomes, "
+                                 f"{args.checkpoint} {net.config.outputs}")
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         chunks = -(-args.positions // args.chunk)
@@ -123,6 +143,9 @@ def main(argv: list[str]) -> int:
         for i in range(done, chunks):
             actor = SelfPlayActor(net, games=args.parallel_games, lam=0.0, seed=args.seed + i, target=args.actor,
                                   prune=args.prune, exact_endgames=True)
+            teacher = actor.evaluator
+            if others:
+                teacher = ExactEndgames(MeanNet([actor.forward] + [TableForward(o) for o in others]))
             rng = np.random.default_rng(args.seed + i)
             got, count, games = [], 0, 0
             family = {"parents": [], "dice": [], "group": []}  # --siblings: where each label came from
@@ -147,13 +170,15 @@ def main(argv: list[str]) -> int:
                 if ended.any():
                     actor.table.deal(np.flatnonzero(ended))
             pos = np.concatenate(got)[: args.chunk]
-            targets = np.concatenate([evaluate_positions(actor.evaluator, pos[s : s + LOOK], args.plies,
+            targets = np.concatenate([evaluate_positions(teacher, pos[s : s + LOOK], args.plies,
                                                           prune=args.prune)
                                       for s in range(0, len(pos), LOOK)]).astype(np.float32)
             extra = {}
             if args.siblings:
                 extra = {name: np.concatenate(family[name]) for name in family}
                 extra["group"] = extra["group"][: len(pos)]
+            if others:
+                extra["teacher_also"] = np.array([str(p) for p in args.teacher_also])
             write_chunk(out / f"chunk_{i:05d}.npz", positions=pos, targets=targets, games=games, prune=args.prune,
                   siblings=args.siblings, plies=args.plies,
                   warmup=args.warmup, actor=args.actor, **extra)

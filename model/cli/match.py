@@ -48,7 +48,8 @@ class Args:
     a: str = option(help="player A: a checkpoint path or a baseline name; a path may end in +exact or "
                     "+noexact (bear-offs from the databases or the net) and +1ply or +2ply (each play picked "
                     "by cubeless equity that many plies ahead, ranked as hint --ply ranks; +0ply: the "
-                    "default) and +race (backgammon: races from the race net), in any order", positional=True)
+                    "default) and +race (backgammon: races from the race net), in any order; paths joined by commas "
+                    "play as one net, the mean of their probabilities", positional=True)
     b: str = option(help="player B: as A", positional=True)
     game: str = option("backgammon", help="which game", choices=GAMES)
     games: int = option(1000, help="games to play; even: each dice stream is played twice")

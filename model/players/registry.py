@@ -6,11 +6,14 @@
     make_player("runs/bg/last.pt+exact", ...)    the same, bear-offs from the databases (+noexact: never)
     make_player("runs/bg/last.pt+2ply", ...)     the same, picking its plays at 2-ply (+1ply, +0ply)
     make_player("runs/bg/last.pt+race", ...)     the same, races from the race net (model/net/race.py)
+    make_player("a.safetensors,b.safetensors", ...)  the mean of two nets' probabilities (model/net/ensemble.py)
 
 A checkpoint spec is a path with suffixes in any order, each at most once (``parse_checkpoint_spec``):
 +exact / +noexact (bear-offs from the databases or from the network), +0ply / +1ply / +2ply
 (look-ahead: model/players/lookahead_player.py, hint's ranking of plays at that depth) and +race
 (backgammon: positions without contact from the race net checkpoints/backgammon-race.safetensors).
+Checkpoint paths joined by commas play as one net, the mean of their outcome probabilities (an
+ensemble, model/net/ensemble.py); the suffixes after the last path apply to the whole (not +race).
 
 Baselines: random, heuristic, heuristic-easy (both games); pubeval, gnubg (= gnubg-0ply), gnubg-0ply,
 gnubg-1ply, gnubg-2ply (backgammon only).
@@ -78,15 +81,24 @@ def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = No
         raise ValueError(f"the suffixes {SUFFIX_HELP} are for checkpoints, not the baseline {parsed.path}")
     if not _looks_like_path(parsed.path):
         raise ValueError(f"unknown player {spec!r}: give a checkpoint path or one of {', '.join(BASELINES)}")
-    path = Path(parsed.path)
-    if not path.is_file():
-        hint = f" (a checkpoint path may end in {SUFFIX_HELP})" if "+" in parsed.path else ""
-        raise FileNotFoundError(f"checkpoint not found: {parsed.path}{hint}")
-    from model.net.checkpoint import load_player  # lazy: needs torch and the network code
-
+    whole = Path(parsed.path)  # a file whose own name holds a comma is one checkpoint
+    paths = [whole] if whole.is_file() else [Path(part.strip()) for part in parsed.path.split(",")]
+    for path in paths:
+        if not path.is_file():
+            hint = f" (a checkpoint path may end in {SUFFIX_HELP})" if "+" in str(path) else ""
+            raise FileNotFoundError(f"checkpoint not found: {path}{hint}")
     if parsed.race and game != "backgammon":
         raise ValueError(f"+race is for backgammon checkpoints, not {game}")
-    player = load_player(path, game=game, device=device, exact_endgames=parsed.exact, race=parsed.race)
+    if len(paths) > 1:
+        if parsed.race:
+            raise ValueError("+race is for one checkpoint, not an ensemble of several")
+        from model.net.ensemble import load_mean_player  # lazy: the network code
+
+        player = load_mean_player(paths, game=game, device=device, exact_endgames=parsed.exact)
+    else:
+        from model.net.checkpoint import load_player  # lazy: needs torch and the network code
+
+        player = load_player(paths[0], game=game, device=device, exact_endgames=parsed.exact, race=parsed.race)
     if parsed.plies:
         from model.players.lookahead_player import LookaheadPlayer  # lazy: it ranks through model.cube
 

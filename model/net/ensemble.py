@@ -1,0 +1,80 @@
+"""Several nets of one game answering as one: the mean of their outcome probabilities.
+
+``MeanNet([a, b, ...])`` has the networks' interface (``config``, ``probabilities(positions, device)``,
+``eval()``) of its first net, so every consumer that takes a net (players, look-ahead, hint, cube
+decisions, rollouts, the label jobs) takes it unchanged. For positions (B, 28) seen by the side on roll:
+
+    MeanNet(nets).probabilities(p) = mean over the nets of net.probabilities(p)
+
+The nets may differ in shape and inputs (a two-layer and a three-layer run, feature versions of the
+same game); they must play the same game and give the same outcomes. An ensemble of two
+independently trained self-play nets plays better than either (docs/strength_levers.md, "Session
+24"), so its values are a teacher the nets are not (scripts/two_ply_labels.py ``--teacher-also``).
+
+A player spec joins the checkpoints with commas (``a.safetensors,b.safetensors``, with the usual
+suffixes after the last one; model/players/registry.py); ``load_mean_player`` loads it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+
+class MeanNet:
+    """The nets ``nets`` (two or more, one game, one outcome count) as one net: their mean."""
+
+    def __init__(self, nets):
+        nets = list(nets)
+        if len(nets) < 2:
+            raise ValueError(f"an ensemble needs two nets or more, got {len(nets)}")
+        first = nets[0].config
+        for net in nets[1:]:
+            if net.config.game != first.game:
+                raise ValueError(f"the nets play different games: {first.game} and {net.config.game}")
+            if net.config.outputs != first.outputs:
+                raise ValueError(f"the nets give {first.outputs} and {net.config.outputs} outcomes")
+        self.nets = nets
+        self.config = first
+
+    def eval(self):
+        for net in self.nets:
+            net.eval()
+        return self
+
+    def probabilities(self, positions: np.ndarray, device="cpu") -> np.ndarray:
+        """Outcome probabilities (B, K) float64 of positions (B, 28) seen by the side on roll."""
+        positions = np.asarray(positions)
+        if len(positions) == 0:
+            return np.zeros((0, self.config.outputs))
+        total = np.asarray(self.nets[0].probabilities(positions, device), dtype=np.float64)
+        for net in self.nets[1:]:
+            total = total + net.probabilities(positions, device)
+        return total / len(self.nets)
+
+    def __repr__(self) -> str:
+        return f"MeanNet({', '.join(repr(net) for net in self.nets)})"
+
+
+def load_mean_player(paths, game: str | None = None, device="cpu", exact_endgames: bool | None = None,
+                     name: str | None = None):
+    """A NetPlayer playing by the mean of the checkpoints ``paths`` (two or more; numpy inference on
+    the CPU), bear-offs as ``load_player``'s. CheckpointError for a checkpoint of another game or
+    with other outcomes than the first's."""
+    from model.net.checkpoint import CheckpointError, load_net
+    from model.net.evaluator import with_exact_endgames
+    from model.players.net_player import NetPlayer
+
+    paths = [Path(os.fspath(p)) for p in paths]
+    nets = [load_net(path, game, device, backend="auto")[0] for path in paths]
+    try:
+        mean = MeanNet(nets)
+    except ValueError as e:
+        raise CheckpointError(f"{', '.join(map(str, paths))}: {e}") from None
+    return NetPlayer(with_exact_endgames(mean, exact_endgames), device=device,
+                     name=name or "mean(" + ",".join(p.stem for p in paths) + ")")
+
+
+__all__ = ["MeanNet", "load_mean_player"]
