@@ -136,8 +136,11 @@ def main(argv: list[str]) -> int:
         made = dict(blob.get("made_by") or {})
         earlier = fits_of(made)
         rank = f", rank weight {args.rank_weight}" if args.rank_weight else ""
+        # labels of an ensemble (two_ply_labels.py --teacher-also): name the other nets of the teacher
+        others = sorted({str(n) for p in fit_parts if "teacher_also" in p for n in p["teacher_also"]})
+        teacher = f", labelled by the mean with {' '.join(others)}" if others else ""
         made["fitted"] = (f"{args.epochs} epochs at lr {args.lr}{rank} on {len(train_pos)} labelled positions of "
-                          f"{' '.join(args.labels)} at {blob['games']} games (scripts/fit_labels.py)")
+                          f"{' '.join(args.labels)}{teacher} at {blob['games']} games (scripts/fit_labels.py)")
         made["fits"] = [*earlier, made["fitted"]]  # every fit of the lineage in order; "fitted" is the last
         dst.mkdir(parents=True)
         save(dst / "last.pt", net, games=blob["games"], optimizer=learner.opt, train_state=blob["train_state"],

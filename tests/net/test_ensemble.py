@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from engine.tools.sample import random_positions
-from model.net.checkpoint import CheckpointError, load_net, save
+from model.net.checkpoint import CheckpointError, load_net, read, save
 from model.net.ensemble import MeanNet, load_mean_player
 from model.net.evaluator import ExactEndgames
 from model.net.network import NetConfig, OutcomeNet
@@ -88,6 +88,15 @@ def test_the_label_job_labels_with_the_ensemble(tmp_path):
     assert own.returncode == 0, own.stderr[-2000:]
     assert np.array_equal(np.load(tmp_path / "own" / "chunk_00000.npz")["positions"],
                           np.load(tmp_path / "labels0" / "chunk_00000.npz")["positions"])
+    # a fit to them records the teacher's other nets (the labels' own record)
+    (tmp_path / "run").mkdir()
+    save(tmp_path / "run" / "last.pt", a, games=7, train_state={"seconds": 1.0}, args={"game": "backgammon"},
+         made_by={"commands": ["python train.py ..."]})
+    fitted = run_script("fit_labels.py", tmp_path / "run", tmp_path / "labels0", tmp_path / "fit", "--epochs", 1,
+                        "--holdout", 0)
+    assert fitted.returncode == 0, fitted.stderr[-2000:]
+    assert f"labelled by the mean with {tmp_path / 'b.pt'} at 7 games" in read(tmp_path / "fit" / "last.pt")[
+        "made_by"]["fitted"]
     nardi, _ = two_nets("nardi")
     save(tmp_path / "nardi.pt", nardi)
     bad = run_script("two_ply_labels.py", tmp_path / "a.pt", tmp_path / "x", "--teacher-also", tmp_path / "nardi.pt")
