@@ -49,7 +49,7 @@ def main(argv: list[str]) -> int:
     from engine.tools.cli import UsageError, run_main
     from model.net.checkpoint import CheckpointError, fits_of, load_net, save
     from model.net.equity import cubeless_equity
-    from model.train.labels import choice_losses
+    from model.train.labels import ENSEMBLE_TEACHER, choice_losses
     from model.train.td import TDLearner
 
     def read_chunk(path: Path) -> dict:
@@ -138,7 +138,7 @@ def main(argv: list[str]) -> int:
         rank = f", rank weight {args.rank_weight}" if args.rank_weight else ""
         # labels of an ensemble (two_ply_labels.py --teacher-also): name the other nets of the teacher
         others = sorted({str(n) for p in fit_parts if "teacher_also" in p for n in p["teacher_also"]})
-        teacher = f", labelled by the mean with {' '.join(others)}" if others else ""
+        teacher = f", {ENSEMBLE_TEACHER} {' '.join(others)}" if others else ""
         made["fitted"] = (f"{args.epochs} epochs at lr {args.lr}{rank} on {len(train_pos)} labelled positions of "
                           f"{' '.join(args.labels)}{teacher} at {blob['games']} games (scripts/fit_labels.py)")
         made["fits"] = [*earlier, made["fitted"]]  # every fit of the lineage in order; "fitted" is the last

@@ -34,6 +34,7 @@ def cubeless_row(name: str, label: str) -> str:
 
 def made_by(game: str) -> str:
     from model.net.checkpoint import deepenings_of, fits_of, read
+    from model.train.labels import ENSEMBLE_TEACHER
 
     blob = read(ROOT / "checkpoints" / f"{game}.safetensors", backend="numpy")
     m = blob["made_by"]
@@ -44,7 +45,7 @@ def made_by(game: str) -> str:
     lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
     fits = fits_of(m)
     how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
-    if any("labelled by the mean with" in f for f in fits):  # two_ply_labels.py --teacher-also
+    if any(ENSEMBLE_TEACHER in f for f in fits):  # two_ply_labels.py --teacher-also
         how = "fitted to labels of an ensemble: the mean of its net and the nets a fit names (`scripts/fit_labels.py`)"
     steps = deepenings_of(m)  # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11)
     for after, text in reversed(steps):  # from the last, so each index still counts only the fits before it

@@ -126,15 +126,16 @@ def main(argv: list[str]) -> int:
         except (OSError, ValueError) as err:
             raise UsageError(f"cannot load {args.checkpoint}: {err}") from err
         game = net.config.game
-        others = []
+        others = []  # the ensemble's other nets (--teacher-also), their forward passes built once
         for path in args.teacher_also:
             try:
-                others.append(load_net(path, game)[0])
+                other, _ = load_net(path, game)
             except (OSError, ValueError) as err:
                 raise UsageError(f"cannot load {path}: {err}") from err
-            if others[-1].config.outputs != net.config.outputs:
-                raise UsageError(f"{path} gives {others[-1].config.outputs} outcomes, "
+            if other.config.outputs != net.config.outputs:
+                raise UsageError(f"{path} gives {other.config.outputs} outcomes, "
                                  f"{args.checkpoint} {net.config.outputs}")
+            others.append(TableForward(other))
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         chunks = -(-args.positions // args.chunk)
@@ -145,7 +146,7 @@ def main(argv: list[str]) -> int:
                                   prune=args.prune, exact_endgames=True)
             teacher = actor.evaluator
             if others:
-                teacher = ExactEndgames(MeanNet([actor.forward] + [TableForward(o) for o in others]))
+                teacher = ExactEndgames(MeanNet([actor.forward, *others]))
             rng = np.random.default_rng(args.seed + i)
             got, count, games = [], 0, 0
             family = {"parents": [], "dice": [], "group": []}  # --siblings: where each label came from

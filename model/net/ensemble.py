@@ -17,7 +17,6 @@ suffixes after the last one; model/players/registry.py); ``load_mean_player`` lo
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -58,8 +57,7 @@ class MeanNet:
         return f"MeanNet({', '.join(repr(net) for net in self.nets)})"
 
 
-def load_mean_player(paths, game: str | None = None, device="cpu", exact_endgames: bool | None = None,
-                     name: str | None = None):
+def load_mean_player(paths, game: str | None = None, device="cpu", exact_endgames: bool | None = None):
     """A NetPlayer playing by the mean of the checkpoints ``paths`` (two or more; numpy inference on
     the CPU), bear-offs as ``load_player``'s. CheckpointError for a checkpoint of another game or
     with other outcomes than the first's."""
@@ -67,14 +65,14 @@ def load_mean_player(paths, game: str | None = None, device="cpu", exact_endgame
     from model.net.evaluator import with_exact_endgames
     from model.players.net_player import NetPlayer
 
-    paths = [Path(os.fspath(p)) for p in paths]
+    paths = [Path(p) for p in paths]
     nets = [load_net(path, game, device, backend="auto")[0] for path in paths]
     try:
         mean = MeanNet(nets)
     except ValueError as e:
         raise CheckpointError(f"{', '.join(map(str, paths))}: {e}") from None
     return NetPlayer(with_exact_endgames(mean, exact_endgames), device=device,
-                     name=name or "mean(" + ",".join(p.stem for p in paths) + ")")
+                     name="mean(" + ",".join(p.stem for p in paths) + ")")
 
 
 __all__ = ["MeanNet", "load_mean_player"]

@@ -20,6 +20,10 @@ import numpy as np
 from model.net.equity import cubeless_equity
 from model.players.base import group_argmax
 
+ENSEMBLE_TEACHER = "labelled by the mean with"
+"""How scripts/fit_labels.py's record of a fit names the other nets of an ensemble teacher
+(two_ply_labels.py ``--teacher-also``); scripts/release_tables.py reads it back."""
+
 
 def write_chunk(path: Path, **arrays) -> None:
     """Write a chunk's arrays to ``path`` (.npz, uncompressed) atomically: a job stopped mid-write
