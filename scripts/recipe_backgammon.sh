@@ -3,31 +3,43 @@
 # resumable job: self-play, then seven rounds of fitting the net to its own look-ahead. The label
 # counts and seeds are the ones the shipped net was fitted on (docs/strength_levers.md, L7 to L13).
 #
-#   scripts/recipe_backgammon.sh [--dry-run] [RUNS]        (RUNS default: runs/recipe)
+#   scripts/recipe_backgammon.sh [--dry-run|--hours] [RUNS]        (RUNS default: runs/recipe)
 #
 # Every step leaves RUNS/done/<step> when it has finished, and is skipped from then on: stop the job
 # at any moment (Ctrl-C) and start it again with the same RUNS to go on where it stopped (self-play
 # resumes from its last checkpoint, a label job from its last chunk, an unfinished fit starts over).
-# --dry-run prints the steps without running them. Label jobs run two at a time (one per core).
+# --dry-run prints the steps without running them; --hours, the hours of the steps done. Label jobs
+# run two at a time (one per core).
 # ACTORS=2 plays the self-play stages on both cores (Ray actors, the [ray] extra) instead of one;
 # the shipped net was made with one. The end product is RUNS/backgammon.safetensors.
 # DIV=N divides every count of games and positions by N, with CHUNK positions a label chunk (default
 # 2000) and PARALLEL games side by side (default: the scripts' own): a quick trial of the whole chain
 # (tests/train/test_recipe.py runs it with DIV=20000), not the recipe. PYTHON: the interpreter (default python).
-# Hours at this code's speed: docs/strength_levers.md "The recipe's hours".
+# Each done/<step> file holds the wall seconds the step took (the whole step when run in one go, the
+# last part of it when it was stopped and started again); --hours prints them per step and in all.
+# Hours: docs/strength_levers.md "A timed run of the recipe" (about 7.2 with ACTORS=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DRY=0
+HOURS=0
 case "${1:-}" in
   --dry-run) DRY=1; shift ;;
-  -h|--help) sed -n '2,17s/^# \{0,1\}//p' "$0"; exit 0 ;;
+  --hours) HOURS=1; shift ;;
+  -h|--help) sed -n '2,20s/^# \{0,1\}//p' "$0"; exit 0 ;;
 esac
 case "$#:${1:-}" in
   0:|1:[!-]*) ;;
-  *) echo "usage: scripts/recipe_backgammon.sh [--dry-run] [RUNS]  (not: $*)" >&2; exit 2 ;;
+  *) echo "usage: scripts/recipe_backgammon.sh [--dry-run|--hours] [RUNS]  (not: $*)" >&2; exit 2 ;;
 esac
 R=${1:-runs/recipe}
+if [ "$HOURS" = 1 ]; then  # the wall time each finished step recorded, and the sum
+  [ -d "$R/done" ] || { echo "recipe: no steps done in $R" >&2; exit 2; }
+  # shellcheck disable=SC2012
+  ls -tr "$R/done" | while read -r f; do echo "$f $(head -n 1 "$R/done/$f")"; done |
+    awk '{ printf "%-12s %7.2f h\n", $1, $2 / 3600; t += $2 } END { printf "%-12s %7.2f h\n", "total", t / 3600 }'
+  exit 0
+fi
 ACTORS=${ACTORS:-0}
 PY=${PYTHON:-python}
 DIV=${DIV:-1}
@@ -45,8 +57,9 @@ run() {  # one command, echoed first
 step() {  # step NAME COMMAND...: run it unless RUNS/done/NAME says it is done
   local name=$1; shift
   if [ -e "$R/done/$name" ]; then echo "= $name done"; return; fi
+  local t0=$SECONDS
   run "$@"
-  if [ "$DRY" = 0 ]; then touch "$R/done/$name"; fi
+  if [ "$DRY" = 0 ]; then echo $((SECONDS - t0)) > "$R/done/$name"; fi
 }
 
 pair() {  # pair NAME "COMMAND A" "COMMAND B": two label jobs side by side, one per core
@@ -54,13 +67,14 @@ pair() {  # pair NAME "COMMAND A" "COMMAND B": two label jobs side by side, one 
   if [ -e "$R/done/$name" ]; then echo "= $name done"; return; fi
   echo "+ $a &"; echo "+ $b &"
   if [ "$DRY" = 1 ]; then return; fi
+  local t0=$SECONDS
   bash -c "$a" & local pa=$!
   bash -c "$b" & local pb=$!
   local rc=0
   wait "$pa" || rc=$?
   wait "$pb" || rc=$?
   if [ "$rc" != 0 ]; then echo "recipe: a label job of $name failed (exit $rc); run the script again to go on" >&2; exit "$rc"; fi
-  touch "$R/done/$name"
+  echo $((SECONDS - t0)) > "$R/done/$name"
 }
 
 fresh() {  # fresh NAME DIR: a step that writes a new run folder DIR starts over from a half-written one

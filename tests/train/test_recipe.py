@@ -69,3 +69,18 @@ def test_the_chain_runs_scaled_down_and_resumes_as_done(tmp_path):
     assert again.returncode == 0, again.stderr
     assert [line for line in again.stdout.splitlines() if line.startswith("+")] == []
     assert sum(line.startswith("= ") for line in again.stdout.splitlines()) == len(STEPS)
+    # every step recorded its wall seconds; --hours lists them in the order they finished, and the sum
+    seconds = [int((runs / "done" / name).read_text()) for name in STEPS]
+    assert all(s >= 0 for s in seconds)
+    hours = recipe(runs, "--hours")
+    assert hours.returncode == 0, hours.stderr
+    rows = [line.split() for line in hours.stdout.splitlines()]
+    assert [row[0] for row in rows] == [*STEPS, "total"]
+    assert all(row[2] == "h" for row in rows)
+    assert abs(float(rows[-1][1]) - sum(seconds) / 3600) < 0.01
+
+
+def test_hours_of_a_folder_without_steps_is_one_line_and_exit_2(tmp_path):
+    out = recipe(tmp_path / "none", "--hours")
+    assert out.returncode == 2
+    assert out.stderr == f"recipe: no steps done in {tmp_path / 'none'}\n" and out.stdout == ""
