@@ -15,8 +15,8 @@
 # DIV=N divides every count of games and positions by N, with CHUNK positions a label chunk (default
 # 2000) and PARALLEL games side by side (default: the scripts' own): a quick trial of the whole chain
 # (tests/train/test_recipe.py runs it with DIV=20000), not the recipe. PYTHON: the interpreter (default python).
-# Each done/<step> file holds the wall seconds the step took (the whole step when run in one go, the
-# last part of it when it was stopped and started again); --hours prints them per step and in all.
+# Each done/<step> file holds the wall seconds the step took, over every start when it was stopped
+# and started again; --hours prints them per step and in all.
 # Hours: docs/strength_levers.md "A timed run of the recipe" (about 7.2 with ACTORS=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,12 +54,33 @@ run() {  # one command, echoed first
   if [ "$DRY" = 0 ]; then "$@"; fi
 }
 
+# The wall seconds of the step under way: a step stopped part way (Ctrl-C, a failed command) leaves
+# them in RUNS/done/.NAME.part, and the step's done file, when it finishes, holds them all.
+CUR=""
+T0=0
+spent() { echo $(( $(cat "$R/done/.$CUR.part" 2>/dev/null || echo 0) + SECONDS - T0 )); }
+begin() { CUR=$1; T0=$SECONDS; }
+finish() {
+  if [ "$DRY" = 0 ]; then spent > "$R/done/$CUR"; rm -f "$R/done/.$CUR.part"; fi
+  CUR=""
+}
+trap 'if [ -n "$CUR" ] && [ "$DRY" = 0 ]; then spent > "$R/done/.$CUR.part.tmp" && mv "$R/done/.$CUR.part.tmp" "$R/done/.$CUR.part"; fi' EXIT
+
 step() {  # step NAME COMMAND...: run it unless RUNS/done/NAME says it is done
   local name=$1; shift
   if [ -e "$R/done/$name" ]; then echo "= $name done"; return; fi
-  local t0=$SECONDS
+  begin "$name"
   run "$@"
-  if [ "$DRY" = 0 ]; then echo $((SECONDS - t0)) > "$R/done/$name"; fi
+  finish
+}
+
+PA=""
+PB=""
+stop_pair() {  # the two label jobs of a pair (each a bash -c and its command), then the script
+  local p
+  for p in $PA $PB; do pkill -TERM -P "$p" 2>/dev/null || true; kill -TERM "$p" 2>/dev/null || true; done
+  echo "recipe: stopped; run the script again to go on" >&2
+  exit 130
 }
 
 pair() {  # pair NAME "COMMAND A" "COMMAND B": two label jobs side by side, one per core
@@ -67,14 +88,16 @@ pair() {  # pair NAME "COMMAND A" "COMMAND B": two label jobs side by side, one 
   if [ -e "$R/done/$name" ]; then echo "= $name done"; return; fi
   echo "+ $a &"; echo "+ $b &"
   if [ "$DRY" = 1 ]; then return; fi
-  local t0=$SECONDS
-  bash -c "$a" & local pa=$!
-  bash -c "$b" & local pb=$!
+  begin "$name"
+  bash -c "$a" & PA=$!
+  bash -c "$b" & PB=$!
+  trap stop_pair INT TERM  # jobs started with & ignore Ctrl-C: stop them with the script
   local rc=0
-  wait "$pa" || rc=$?
-  wait "$pb" || rc=$?
+  wait "$PA" || rc=$?
+  wait "$PB" || rc=$?
+  trap - INT TERM
   if [ "$rc" != 0 ]; then echo "recipe: a label job of $name failed (exit $rc); run the script again to go on" >&2; exit "$rc"; fi
-  echo $((SECONDS - t0)) > "$R/done/$name"
+  finish
 }
 
 fresh() {  # fresh NAME DIR: a step that writes a new run folder DIR starts over from a half-written one

@@ -6,8 +6,10 @@ checked to run after the one before it; the full-size commands are checked by --
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from model.net.checkpoint import deepenings_of, fits_of, read
@@ -84,3 +86,38 @@ def test_hours_of_a_folder_without_steps_is_one_line_and_exit_2(tmp_path):
     out = recipe(tmp_path / "none", "--hours")
     assert out.returncode == 2
     assert out.stderr == f"recipe: no steps done in {tmp_path / 'none'}\n" and out.stdout == ""
+
+
+def test_a_stopped_step_keeps_its_seconds_and_adds_them_when_it_finishes(tmp_path):
+    runs = tmp_path / "r"
+    (runs / "done").mkdir(parents=True)
+    (runs / "done" / ".td270k.part").write_text("1000\n")  # what an earlier, stopped start spent
+    out = recipe(runs, PYTHON="true")  # every command succeeds at once
+    assert out.returncode == 0, out.stderr
+    assert 1000 <= int((runs / "done" / "td270k").read_text()) < 1100
+    assert int((runs / "done" / "oneply3").read_text()) < 100
+    assert not list((runs / "done").glob(".*"))
+
+
+def test_ctrl_c_in_a_label_pair_stops_both_jobs_and_keeps_the_seconds(tmp_path):
+    runs, pids = tmp_path / "r", tmp_path / "pids"
+    (runs / "done").mkdir(parents=True)
+    for name in ("td270k", "oneply3", "oneply8"):
+        (runs / "done" / name).write_text("1\n")
+    slow = tmp_path / "slow"  # an interpreter whose every command takes a minute
+    slow.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 60\n")
+    slow.chmod(0o755)
+    job = subprocess.Popen(["bash", str(SCRIPT), str(runs)], start_new_session=True, text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHON": str(slow)})
+    deadline = time.monotonic() + 30
+    while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.2)
+    os.killpg(job.pid, signal.SIGINT)
+    _, err = job.communicate(timeout=30)
+    assert job.returncode == 130 and "recipe: stopped; run the script again to go on" in err
+    assert not (runs / "done" / "labels-L7").exists()
+    assert int((runs / "done" / ".labels-L7.part").read_text()) >= 1
+    time.sleep(0.5)
+    for pid in map(int, pids.read_text().split()):  # neither label job outlives the script
+        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
