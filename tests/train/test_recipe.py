@@ -107,8 +107,13 @@ def test_ctrl_c_in_a_label_pair_stops_both_jobs_and_keeps_the_seconds(tmp_path):
     slow = tmp_path / "slow"  # an interpreter whose every command takes a minute
     slow.write_text(f"#!/bin/sh\necho $$ >> {pids}\nexec sleep 60\n")
     slow.chmod(0o755)
-    job = subprocess.Popen(["bash", str(SCRIPT), str(runs)], start_new_session=True, text=True,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, env={**os.environ, "PYTHON": str(slow)})
+    # as from a terminal: Ctrl-C's SIGINT at its default (a test runner started with & ignores it, and a
+    # shell cannot trap a signal ignored when it started)
+    terminal = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+                "os.execvp('bash', ['bash', *sys.argv[1:]])")
+    job = subprocess.Popen([sys.executable, "-c", terminal, str(SCRIPT), str(runs)], start_new_session=True,
+                           text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           env={**os.environ, "PYTHON": str(slow)})
     deadline = time.monotonic() + 30
     while (not pids.exists() or len(pids.read_text().split()) < 2) and time.monotonic() < deadline:
         time.sleep(0.1)
