@@ -5,6 +5,7 @@ checked to run after the one before it; the full-size commands are checked by --
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -119,10 +120,22 @@ def test_ctrl_c_in_a_label_pair_stops_both_jobs_and_keeps_the_seconds(tmp_path):
         time.sleep(0.1)
     time.sleep(1.2)
     os.killpg(job.pid, signal.SIGINT)
-    _, err = job.communicate(timeout=30)
-    assert job.returncode == 130 and "recipe: stopped; run the script again to go on" in err
-    assert not (runs / "done" / "labels-L7").exists()
-    assert int((runs / "done" / ".labels-L7.part").read_text()) >= 1
-    time.sleep(0.5)
-    for pid in map(int, pids.read_text().split()):  # neither label job outlives the script
-        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+    try:
+        _, err = job.communicate(timeout=30)
+        assert job.returncode == 130 and "recipe: stopped; run the script again to go on" in err
+        assert not (runs / "done" / "labels-L7").exists()
+        assert int((runs / "done" / ".labels-L7.part").read_text()) >= 1
+        time.sleep(0.5)
+        for pid in map(int, pids.read_text().split()):  # neither label job outlives the script
+            assert not running(pid)
+    finally:  # a script that ignored Ctrl-C leaves nothing running behind the failed test
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(job.pid, signal.SIGKILL)
+
+
+def running(pid: int) -> bool:
+    """Whether process ``pid`` is alive (not gone, not a zombie waiting to be reaped)."""
+    try:
+        return "zombie" not in Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return False
