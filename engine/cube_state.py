@@ -38,6 +38,31 @@ from engine.board import BAR, OFF, flip, has_contact
 from engine.match import MAX_CUBE, GameResult, MatchState, Rules
 
 
+class CubeOwner(str, Enum):
+    """Who owns the cube, seen by the side on roll: the program's one vocabulary for it (JSON and the
+    cube theory of model/cube use these values). A game state records the owning *seat* instead
+    (``GameState.cube_owner``: None while centred, else side 0 or 1); ``seen_by`` and ``seat``
+    convert between the two."""
+
+    CENTRED = "centred"
+    ME = "me"  # the side on roll
+    OPPONENT = "opponent"
+
+    __str__ = str.__str__  # "me", as the value reads, in f-strings and str() alike
+    __format__ = str.__format__
+
+    @classmethod
+    def seen_by(cls, owner_seat: int | None, side: int) -> CubeOwner:
+        """The owner as ``side`` sees it, from the owning seat (None: centred)."""
+        if owner_seat is None:
+            return cls.CENTRED
+        return cls.ME if owner_seat == side else cls.OPPONENT
+
+    def seat(self, side: int) -> int | None:
+        """The owning seat (None: centred) when ``side`` is the one that sees the cube this way."""
+        return None if self is CubeOwner.CENTRED else side if self is CubeOwner.ME else 1 - side
+
+
 class Phase(str, Enum):
     """Where a game stands."""
 

@@ -20,40 +20,15 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.board import check_game, validate
+from engine.board import check_game
 from engine.errors import FormatError
-from engine.formats.position import read_json_position, read_position_text, write_json_position
-from engine.movegen import legal_plays
-from engine.notation import format_plays
+from engine.formats.position import read_position_text, write_json_position
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
-from model.players.base import group_starts
+from model.service.hint import HintSettings, rank_positions
+from model.service.query import cube_view_of, read_dice, read_position
+from model.service.rollout_answer import RolloutSettings, roll_out
 
-
-def read_position(game: str, position) -> np.ndarray:
-    """Any accepted position form -> (28,) int8 in the mover's frame; FormatError with the reason."""
-    check_game(game)
-    if isinstance(position, np.ndarray):
-        pos = position.astype(np.int8)
-        try:
-            validate(game, pos)
-        except ValueError as e:
-            raise FormatError(str(e)) from None
-        return pos
-    if isinstance(position, dict):
-        return read_json_position(game, position)
-    return read_position_text(game, position)[0]
-
-
-def read_dice(dice) -> np.ndarray:
-    """Two dice 1..6 as an array (2,); FormatError otherwise. Accepts [3, 1], (3, 1), "31", "3-1"."""
-    if isinstance(dice, str):
-        dice = [int(c) for c in dice if c in "0123456789"]  # not str.isdigit: '²' is a digit to it
-    values = list(np.asarray(dice, dtype=object).reshape(-1)) if not np.isscalar(dice) else [dice]
-    if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
-        raise FormatError(f"dice must be two whole numbers 1..6, got {dice!r}")
-    if len(values) != 2 or not all(1 <= v <= 6 for v in values):  # before int64: 10**20 is no die either
-        raise FormatError(f"dice must be two numbers 1..6, got {dice!r}")
-    return np.array(values, dtype=np.int64)
+__all__ = ["Bot", "read_dice", "read_position"]
 
 
 class Bot:
@@ -74,6 +49,8 @@ class Bot:
         net answers bear-offs from the databases (model/net/evaluator.py; None: its default). A spec
         with suffixes (model/players/registry.py: "path+noexact", "path+2ply") makes its player; with
         +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth (cubeless, hint's search)."""
+        # imported here, for start-up: the loaders and every baseline's module (model/players/registry.py)
+        # only once a bot is loaded
         from model.net.checkpoint import SUFFIXES, load_net, shipped_path
         from model.net.evaluator import with_exact_endgames
         from model.players.net_player import NetPlayer
@@ -90,50 +67,49 @@ class Bot:
 
     # -- ranking ----------------------------------------------------------------------------------
 
-    def _scores(self, positions, dice, children, parent):
-        """(utility per child, probs per child or None, rank key per child): the key orders the plays,
-        best first, when sorted ascending."""
-        if self.net is not None:
-            from model.players.net_player import child_probabilities
+    @property
+    def hint_settings(self) -> HintSettings:
+        """How ``rank`` ranks: as ``hint`` does by default (model/service/hint.py: cubeful checker play
+        at the position's cube and score), at the depth of a "checkpoint+Nply" spec (0-ply otherwise)."""
+        plies = getattr(self.player, "plies", 0) if self.net is not None else 0
+        return HintSettings(ply=plies)
 
-            if getattr(self.player, "plies", 0):  # a "checkpoint+Nply" spec: ranked as it plays
-                util, probs, depth = self.player.rank(children, parent, len(positions))
-                return util, probs, -(util + 1e6 * depth)  # looked at more deeply first
-            probs = child_probabilities(self.net, children, self.player.device)
-            util = cubeless_equity(self.game, probs)
-            return util, probs, -util
-        # a baseline: its own pick first (an Easy player's may not be its best-scored play), then the
-        # rest by its score where it has one (heuristic, pubeval), else in generator order
-        pick = self.player.select(positions, dice, children, parent)
-        scores = getattr(self.player, "scores", None)
-        util = (np.asarray(scores(positions, dice, children, parent), dtype=np.float64) if scores is not None
-                else np.full(len(children), np.nan))
-        key = -np.nan_to_num(util)
-        key[pick] = -np.inf
-        return util, None, key
+    def _cube_views(self, positions) -> tuple[np.ndarray, list]:
+        """The positions (B, 28) and the cube view of each, as ``hint`` reads them: a Match ID's or an
+        XGID's cube and score, else money with a centred cube (model/service/query.py's
+        ``cube_view_of``); None in long nardi."""
+        read = [read_position_text(self.game, p) if isinstance(p, str) else (read_position(self.game, p), None)
+                for p in positions]
+        pos = np.stack([p for p, _ in read]) if read else np.zeros((0, 28), np.int8)
+        if self.game != "backgammon":
+            return pos, [None] * len(pos)
+        money = None
+        views = []
+        for p, info in read:
+            if info is None:  # the same money view for every position without an ID
+                money = money or cube_view_of(p, None, None)
+                views.append(money)
+            else:
+                views.append(cube_view_of(p, info, None))
+        return pos, views
 
     def rank_batch(self, positions, dice, first_turn=None) -> list[list[dict]]:
         """For each position, every distinct legal play, best first (see ``rank``)."""
-        pos = np.stack([read_position(self.game, p) for p in positions])
+        pos, views = self._cube_views(positions)
         roll = np.stack([read_dice(d) for d in dice])
         if len(roll) != len(pos):
             raise FormatError(f"{len(pos)} positions but {len(roll)} rolls")
-        children, parent = legal_plays(self.game, pos, roll, first_turn)
-        util, probs, key = self._scores(pos, roll, children, parent)
-        start, count = group_starts(parent, len(pos))
         out = []
-        for i in range(len(pos)):  # the edge: notation and dicts for people, per position
-            block = np.arange(start[i], start[i] + count[i])
-            block = block[np.argsort(key[block], kind="stable")]
-            ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(pos),))[i])
-            moves = format_plays(self.game, pos[i], roll[i], children[block], ft)
-            best = util[block[0]]
+        for ranking, view in zip(rank_positions(self, pos, roll, views, self.hint_settings, first_turn), views):
+            util, probs = ranking.value, ranking.probs
+            value = "equity" if view is None or view.is_money else "mwc"
+            best = util[0]
             plays = []
-            for j, move in zip(block, moves):
-                play = {"move": move, "position": write_json_position(children[j])}
+            for j, move in enumerate(ranking.moves):  # the edge: notation and dicts for people
+                play = {"move": move, "position": write_json_position(ranking.children[j])}
                 if probs is not None:
                     play["probs"] = dict(zip(OUTPUT_NAMES[self.game], map(float, probs[j])))
-                    play["equity"] = float(util[j])
+                    play[value] = float(util[j])
                     play["loss"] = float(best - util[j])
                 elif not np.isnan(util[j]):
                     play["score"] = float(util[j])
@@ -145,7 +121,11 @@ class Bot:
         """Every distinct legal play of ``dice`` in ``position``, best first: dicts with ``move``
         (gnubg notation, "" when no die can be played), ``position`` (JSON form of the result,
         same side, before the turn passes), and for networks ``probs`` (mover's view after the
-        play), cubeless ``equity`` and ``loss`` against the best."""
+        play), ``equity`` (in match play ``mwc``) and ``loss`` against the best. The order and the
+        figures are ``hint``'s (model/service/hint.py's ``rank_positions`` with ``hint_settings``):
+        cubeful money equity at the cube of a Match ID or XGID (a centred cube without one), at a match
+        score the match-winning chance, in long nardi cubeless equity. A baseline lists its own pick
+        first, then the rest by its score where it has one (``score``)."""
         return self.rank_batch([position], [dice], first_turn)[0]
 
     def choose(self, position, dice, first_turn=None) -> dict:
@@ -167,23 +147,19 @@ class Bot:
 
     # -- rollouts ---------------------------------------------------------------------------------
 
-    def rollout(self, position, dice=None, trials: int = 1296, state=None, processes: int = 1, **options):
+    def rollout(self, position, dice=None, trials: int = RolloutSettings.trials, state=None, processes: int = 1,
+                **options):
         """Roll out ``position`` (any accepted form; networks only): with ``dice``, its candidate
         plays ranked with intervals; without, its cubeless value and, in backgammon with a ``state``
         (model.cube.decisions.CubeState), the cube decision from cubeful rollouts. ``processes``: play
         the trials in this many processes forked from this one (0: one per core; default 1, this
         process; model/search/rollout_workers.py). ``options``: those of model.search.rollout.rollout
-        (plies, truncate, vr, bearoff, seed, plays, cubeful, ...). Returns its RolloutResult
+        (plies, truncate, vr, bearoff, seed, plays, cubeful, ...; the settings among them are
+        model/service/rollout_answer.py's ``RolloutSettings``). Returns its RolloutResult
         (``.plays``, ``.evaluation``, ``.separation``, ``.cube_decision``)."""
-        from model.search.rollout import rollout
-
-        if processes != 1 and "engine" not in options:
-            from model.search.rollout_workers import local_trials
-
-            options["engine"] = local_trials(processes)
-
         if self.net is None:
             raise ValueError(f"{self.name} is a baseline: a rollout needs a network")
         pos = read_position(self.game, position)
         roll = None if dice is None else tuple(int(d) for d in read_dice(dice))
-        return rollout(self.net, pos, roll, trials, state=state, device=self.player.device, **options)
+        settings, extra = RolloutSettings.of_options(trials=trials, processes=processes, **options)
+        return roll_out(self.net, pos, roll, state, settings, device=self.player.device, **extra)

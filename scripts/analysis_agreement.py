@@ -1,6 +1,7 @@
 """Does `evaluate.py analyse` agree with GNU Backgammon 1.07's own analysis of matches gnubg played?
 
-    python scripts/analysis_agreement.py --matches 6 --length 5 --ply 0 --json docs/analysis_agreement.json
+    python scripts/analysis_agreement.py --matches 6 --length 5 --ply 0 \
+        --json experiments/results/analysis_agreement.json
     python scripts/analysis_agreement.py --matches 2 --length 3 --ply 2
 
 For each match (seed s = 1, 2, ...): Debian's gnubg (``/usr/games/gnubg -t -q``, driven by this same
@@ -282,8 +283,8 @@ def summary(rows: list[dict]) -> dict:
 
 def agreement(length: int = 3, seeds=(1,), noise: float = 0.06, ply: int = 0, bot=None, folder=None) -> dict:
     """Play, analyse and compare ``len(seeds)`` matches; {"matches": [...], "summary": {...}}."""
-    from model.analysis.review import analyse_mat_text
     from model.bot import Bot
+    from model.service.match_review import ReviewSettings, analyse_match
 
     bot = bot or Bot.load()
     rows = []
@@ -294,7 +295,7 @@ def agreement(length: int = 3, seeds=(1,), noise: float = 0.06, ply: int = 0, bo
             started = time.perf_counter()
             gnubg = gnubg_match(where, length, noise, seed)
             gnubg_s = time.perf_counter() - started
-            ours = analyse_mat_text(gnubg["mat"].read_text(), bot, ply)
+            ours = analyse_match(bot, gnubg["mat"].read_text(), ReviewSettings(ply=ply))
             row = {"seed": seed, "games": len(ours["games"]), "gnubg_seconds": gnubg_s,
                    "our_seconds": ours["seconds"], **compare(ours, gnubg)}
             rows.append(row)
@@ -359,5 +360,4 @@ def main(argv=None) -> int:
 if os.environ.get(DRIVER_FLAG) == "1":
     run_driver()
 elif __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: engine/, model/
     sys.exit(main())

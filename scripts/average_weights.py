@@ -22,9 +22,6 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 from model.net.checkpoint import CheckpointError, is_safetensors, read, write_safetensors
 
 

@@ -1,6 +1,6 @@
 """Self-play training speed with actors on Ray, beside gnubg 0-ply's own self-play, in one run.
 
-    python scripts/bench_actors.py --runs 3 --json docs/bench_actors.json
+    python scripts/bench_actors.py --runs 3 --json experiments/results/bench_actors.json
 
 Each setting is train.py's loop (model/train/actors.py's source, TDLearner, a new weight version after
 every learning pass; no checkpoints, TensorBoard or strength checks), timed over --updates learning
@@ -18,13 +18,13 @@ games/s counts the games whose positions were learned, learning included. gnubg'
 gnubg 1.07 rolling out the opening position cubeless at 0-ply without variance reduction or
 truncation (scripts/bench_rollout.py's script): each trial is one whole game of gnubg against itself.
 The settings and gnubg take turns, --runs rounds; the medians are reported, with the load average.
-Like train.py, numpy's BLAS gets one thread (model/cli/blas.py; the runs inherit the setting); before
+Like train.py, numpy's BLAS gets one thread (model/runtime.py; the runs inherit the setting); before
 that was set here, the in-process runs of feature version 3 spent much of their time in two-thread BLAS.
 
 --compare DIR also times every setting with the code of another checkout (say the commit before a
 speed change: `git worktree add /tmp/before <commit>`), each right beside this checkout's run of the
 same setting (the order alternating from round to round), so that both see the same load; each run
-gets the environment less what this checkout's model/cli/blas.py set in it, so that a tree runs with
+gets the environment less what this checkout's model/runtime.py set in it, so that a tree runs with
 what its own code sets up (its BLAS threads, its malloc setting or none):
 
     python scripts/bench_actors.py --settings "actors 0,actors 2" --compare /tmp/before --runs 3 --updates 4
@@ -42,8 +42,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-import model.cli.blas  # (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
+import model.runtime  # (one BLAS thread, as train.py: set before numpy loads, inherited by every run)
+from nardibot.cli.common import write_json
 
 SETTINGS = ("actors 0", "actors 1", "actors 2", "cluster 2")
 
@@ -128,7 +128,7 @@ def main(argv: list[str]) -> int:
         print("RESULT " + json.dumps(one(args.one, args)), flush=True)
         return 0
 
-    from scripts.bench_rollout import gnubg_rollout
+    from bench_rollout import gnubg_rollout  # scripts/bench_rollout.py: this script's folder is on sys.path
 
     settings = [" ".join(s.split()) for s in args.settings.split(",")]
     for setting in settings:
@@ -142,8 +142,8 @@ def main(argv: list[str]) -> int:
         if not (other / "scripts" / "bench_actors.py").is_file():
             parser.error(f"--compare: {other} holds no scripts/bench_actors.py")
         trees.append((f"{other.name}: ", other))
-    # each tree's run sets up its process as its own code does (model/cli/blas.py of that tree)
-    own_env = {k: v for k, v in os.environ.items() if k not in model.cli.blas.SET_HERE}
+    # each tree's run sets up its process as its own code does (model/runtime.py of that tree)
+    own_env = {k: v for k, v in os.environ.items() if k not in model.runtime.SET_HERE}
     labels = [label + s for s in settings for label, _ in trees]
     rows: dict[str, list[dict]] = {k: [] for k in labels + ["gnubg 0-ply self-play"]}
     loads = [os.getloadavg()[0]]
@@ -176,8 +176,7 @@ def main(argv: list[str]) -> int:
     for k, v in out["median_games_per_s"].items():
         print(f"  {k:<32}{v:7.0f} games/s   {v / gnubg:5.2f}x gnubg")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        write_json(args.json, out, make_folder=True)
     return 0
 
 

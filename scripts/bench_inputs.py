@@ -25,9 +25,6 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
 
 def timings(functions: dict, repeats: int) -> dict:
     """{name: [seconds per run]}, the functions called in turn ``repeats`` times."""

@@ -1,6 +1,6 @@
 """Time the one-ply target's self-play actor: plies and games per CPU second, this tree or another.
 
-    python scripts/bench_oneply_actor.py --checkpoint checkpoints/resume/backgammon-v3-distill/last.pt
+    python scripts/bench_oneply_actor.py --checkpoint experiments/resume/backgammon-v3-distill/last.pt
     python scripts/bench_oneply_actor.py --tree /tmp/base --runs 2      # the code of another checkout
 
 The actor (model/train/td.py ``SelfPlayActor``, ``target="one-ply"``) plays ``--games`` games side by
@@ -25,8 +25,8 @@ HERE = Path(__file__).resolve().parent.parent
 
 
 def time_once(tree: Path, checkpoint: str, games: int, prune: int, positions: int, warmup: int) -> dict:
-    sys.path.insert(0, str(tree))
-    import model.cli.blas  # noqa: I001  one BLAS thread, before numpy loads
+    """One timing, by the code of ``tree``: the parent process puts it first on PYTHONPATH."""
+    import model.runtime  # noqa: I001  one BLAS thread, before numpy loads
 
     import model
     import numpy as np
@@ -53,7 +53,7 @@ def time_once(tree: Path, checkpoint: str, games: int, prune: int, positions: in
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--checkpoint", default="checkpoints/resume/backgammon-v3-distill/last.pt")
+    parser.add_argument("--checkpoint", default="experiments/resume/backgammon-v3-distill/last.pt")
     parser.add_argument("--games", type=int, default=256, help="games side by side (default 256)")
     parser.add_argument("--prune", type=int, default=8,
                         help="pubeval's K best plays a roll (default 8; 0: every play, as nardi always does)")
@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
         cmd = [sys.executable, __file__, "--once", "--tree", str(tree), "--checkpoint", checkpoint,
                "--games", str(args.games), "--prune", str(args.prune), "--positions", str(args.positions),
                "--warmup", str(args.warmup)]
-        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", PYTHONPATH=str(tree))
         done = subprocess.run(cmd, check=False, cwd=tree, env=env, capture_output=True, text=True)
         if done.returncode != 0:
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]

@@ -1,6 +1,7 @@
 """Rollout speed side by side with GNU Backgammon 1.07's own rollout, in one run.
 
-    python scripts/bench_rollout.py --vr-trials 324 --plain-trials 1296 --repeat 3 --json docs/bench_rollout.json
+    python scripts/bench_rollout.py --vr-trials 324 --plain-trials 1296 --repeat 3 \
+        --json experiments/results/bench_rollout.json
     git archive COMMIT | tar -x -C /tmp/before    # then, before and after in the same run:
     python scripts/bench_rollout.py --tree /tmp/before ...
 
@@ -16,7 +17,7 @@ user+system time inside the run), a figure less sensitive to that load. Ratios a
 trials per second (and per CPU second). ``--tree DIR`` adds our rollouts as played by the source tree
 in DIR (an older commit, unpacked), each round in turn with the others, in a subprocess that loads its
 own net; its rows are marked with DIR's name. Like evaluate.py, this script and each tree's run import
-their model/cli/blas.py before numpy (one BLAS thread, freed memory kept for reuse); a tree's run does
+their model/runtime.py before numpy (one BLAS thread, freed memory kept for reuse); a tree's run does
 not inherit this one's settings.
 """
 
@@ -31,8 +32,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-import model.cli.blas  # noqa: I001  (first, as evaluate.py: BLAS threads, malloc, before numpy loads)
+import model.runtime  # noqa: I001  (first, as evaluate.py: BLAS threads, malloc, before numpy loads)
 import numpy as np
 
 GNUBG_SCRIPT = """
@@ -91,11 +91,10 @@ def our_rollout(net, position: str, trials: int, vr: bool, prune: int, batch: in
 
 
 TREE_SCRIPT = """
-import model.cli.blas  # the tree's own process settings, as its evaluate.py makes them
-import json, sys
+import model.runtime  # the tree's own process settings, as its evaluate.py makes them
+import json, runpy, sys
 from model.net.checkpoint import load_net
-sys.path.insert(0, sys.argv[1] + "/scripts")
-from bench_rollout import our_rollout
+our_rollout = runpy.run_path(sys.argv[1] + "/scripts/bench_rollout.py")["our_rollout"]  # the tree's own
 net, _ = load_net(sys.argv[2], "backgammon", backend="numpy")
 batch = None if sys.argv[7] == "None" else int(sys.argv[7])
 print("BENCH", json.dumps(our_rollout(net, sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1", int(sys.argv[6]), batch)))
@@ -103,9 +102,9 @@ print("BENCH", json.dumps(our_rollout(net, sys.argv[3], int(sys.argv[4]), sys.ar
 
 
 def own_env() -> dict:
-    """This process's environment less what model/cli/blas.py set in it: another tree's run gets what
+    """This process's environment less what model/runtime.py set in it: another tree's run gets what
     its own code sets."""
-    return {k: v for k, v in os.environ.items() if k not in model.cli.blas.SET_HERE}
+    return {k: v for k, v in os.environ.items() if k not in model.runtime.SET_HERE}
 
 
 def tree_rollout(tree: str, checkpoint: str, position: str, trials: int, vr: bool, prune: int,

@@ -1,6 +1,6 @@
 """Self-play plies per CPU-second with the sampled TD target and with the one-ply target, side by side.
 
-    python scripts/bench_targets.py checkpoints/resume/backgammon-v3-oneply/last.pt --runs 3
+    python scripts/bench_targets.py experiments/resume/backgammon-v3-oneply/last.pt --runs 3
 
 Two SelfPlayActor (model/train/td.py) on the same net, 256 games each, `--target sample` and
 `--target one-ply --target-prune K`, take turns (so both see the same load); each round plays until
@@ -14,9 +14,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main(argv: list[str]) -> int:
@@ -26,7 +23,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--samples", type=int, default=16000)
     parser.add_argument("--prune", type=int, default=3)
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import model.runtime  # noqa: F401, I001  one BLAS thread, before numpy loads
     import numpy as np
     import torch
 

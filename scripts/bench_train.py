@@ -1,6 +1,6 @@
 """Speed of self-play training and of net-vs-net evaluation, with a profile of where the time goes.
 
-    python scripts/bench_train.py --game backgammon --runs 5 --json docs/bench_train.json
+    python scripts/bench_train.py --game backgammon --runs 5 --json experiments/results/bench_train.json
 
 Training: the actor plays --parallel-games games side by side and the learner fits every position
 (exactly train.py's loop, without checkpoints or TensorBoard), timed over --samples positions per run
@@ -13,14 +13,10 @@ scripts/bench_actors.py times the same loop with actors on Ray (train.py --actor
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main(argv: list[str]) -> int:
@@ -46,6 +42,7 @@ def main(argv: list[str]) -> int:
     from model.net.network import NetConfig, OutcomeNet
     from model.players.net_player import NetPlayer
     from model.train import td
+    from nardibot.cli.common import write_json
 
     torch.set_num_threads(args.threads or os.cpu_count() or 1)
     torch.manual_seed(0)
@@ -127,8 +124,7 @@ def main(argv: list[str]) -> int:
     print(f"\nmedian training {out['training_median']:.0f} games/s (incl. learning), "
           f"median evaluation {out['evaluation_median']:.0f} games/s")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(out, indent=1))
+        write_json(args.json, out, make_folder=True)
     return 0
 
 

@@ -11,10 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from model.net import bearoff, bearoff_two_sided
 

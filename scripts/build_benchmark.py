@@ -41,16 +41,16 @@ from multiprocessing import Pool
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the repository root: engine/, model/
 
 import numpy as np
 
+from engine.groups import group_argmax, group_starts
 from engine.movegen import legal_plays
-from model.players.base import Player, RandomPlayer, group_argmax, group_starts
+from model.players.base import Player, RandomPlayer
 
 GAME = "backgammon"
 SHIPPED = "checkpoints/backgammon.safetensors"
-V3 = "checkpoints/resume/backgammon-v3/last.pt"
+V3 = "experiments/resume/backgammon-v3/last.pt"
 PAIRINGS = [  # (player A, player B, mirrored games); "noisy" and "explore:" are defined below
     (SHIPPED, "noisy-gnubg", 200),
     (V3, "pubeval", 200),
@@ -119,7 +119,8 @@ def make(spec: str, gnubg, seed: int) -> Player:
         return Exploring(make(spec.removeprefix("explore:"), gnubg, seed), seed)
     if spec == "noisy-gnubg":
         return NoisyGnubg(gnubg, seed)
-    return make_player(str(ROOT / spec) if spec.startswith("checkpoints/") else spec, GAME, seed=seed)
+    local = spec.startswith(("checkpoints/", "experiments/"))  # a file of this tree, wherever it is run from
+    return make_player(str(ROOT / spec) if local else spec, GAME, seed=seed)
 
 
 def game_positions(gnubg, seed: int) -> tuple[np.ndarray, int]:

@@ -1,7 +1,7 @@
 """Does the cube add strength? Two measurements of one network against itself, as JSON.
 
     python scripts/cube_strength.py --checkpoint checkpoints/backgammon.safetensors --money-games 4000 \
-        --matches 1000 --length 5 --seed 1 --json docs/cube_strength.json
+        --matches 1000 --length 5 --seed 1 --json experiments/results/cube_strength.json
 
 (a) money: the net with its cube (model/cube/decisions.py's 0-ply decisions, Janowski cubeful checker play)
     against the same net that never doubles and always takes (cubeless checker play), over mirrored
@@ -29,13 +29,11 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 from engine import game as g
-from model.cli.cube import report, run
-from model.cube.players import NetCubePlayer, NoCubePlayer
 from model.net.checkpoint import CheckpointError, load_net
+from model.players.cube_players import NetCubePlayer, NoCubePlayer
 from model.players.net_player import NetPlayer
+from nardibot.cli.cmd_cube import report, run
 
 
 def parse(argv):

@@ -1,7 +1,7 @@
 """Export a torch checkpoint (.pt) as a .safetensors file for play: same weights (float32), same fields,
 without the optimizer state; the export itself is recorded in ``made_by["exported_from"]``.
 
-    python scripts/export_safetensors.py checkpoints/resume/backgammon/last.pt /tmp/backgammon.safetensors
+    python scripts/export_safetensors.py experiments/resume/backgammon/last.pt /tmp/backgammon.safetensors
 
 Needs torch (the [train] extra) to read the .pt. ``train.py --out X.safetensors`` writes this form
 directly; this script is for checkpoints that already exist.
@@ -13,9 +13,6 @@ import argparse
 import hashlib
 import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 from model.net.checkpoint import CheckpointError, is_safetensors, read, write_safetensors
 

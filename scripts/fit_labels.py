@@ -1,6 +1,6 @@
 """Fit a run's net to labelled positions (scripts/two_ply_labels.py's chunks) and write it as a new run.
 
-    python scripts/fit_labels.py checkpoints/resume/backgammon-v3-prune8 runs/labels [runs/more ...] runs/distilled --epochs 4
+    python scripts/fit_labels.py experiments/resume/backgammon-v3-prune8 runs/labels [runs/more ...] runs/distilled --epochs 4
 
 Supervised distillation of the look-ahead into the 0-ply net: the run's last.pt (weights and Adam
 state) is fitted by the TD learner's own loss (mean squared error of the outcome probabilities,
@@ -24,8 +24,6 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -42,7 +40,7 @@ def main(argv: list[str]) -> int:
                         help="a folder of chunks only scored, never fitted (repeatable)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import model.runtime  # noqa: F401, I001  one BLAS thread, before numpy loads
     import numpy as np
     import torch
 

@@ -9,7 +9,7 @@ dropped, and ``--positions`` of them are drawn at random (seeded). Games are sta
 holds twenty times as many positions as asked for: about two positions per game are judged.
 
 For each position:
-- the bot's top play at 0, 1 and 2 ply (model/cube/policy.py: CubePolicy.rank_plays, cubeless money
+- the bot's top play at 0, 1 and 2 ply (model/players/cube_policy.py: CubePolicy.rank_plays, cubeless money
   equity, its default move filter), and gnubg's top play at 0 and 2 ply (``best_move``);
 - the judge: gnubg 2-ply's cubeless money equity of every play that matters: the candidates gnubg's own
   2-ply move filter keeps (their equities come with ``best_move(..., n=2, list=1)``) and every pick
@@ -42,8 +42,6 @@ import math
 import sys
 import time
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository root: engine/, model/
 
 import numpy as np
 
@@ -133,7 +131,7 @@ def gnubg_ranking(gnubg, position: np.ndarray, dice, plies: int, index) -> dict[
 def bot_picks(net, children: np.ndarray) -> dict[int, int]:
     """The bot's top child at each ply of BOT_PLIES (cubeless money equity)."""
     from model.cube.match_equity import money
-    from model.cube.policy import CubePolicy
+    from model.players.cube_policy import CubePolicy
 
     picks = {}
     parent = np.zeros(len(children), dtype=np.int64)
@@ -257,7 +255,7 @@ def main(argv: list[str]) -> int:
                "positions": len(records), "games": games,
                "judge": f"gnubg-nn {judge_version()} (module {gnubg.__name__}), {JUDGE_PLIES}-ply, "
                         "cubeless money equity",
-               "bot_search": "model.cube.policy.CubePolicy.rank_plays (keep 8, margin 0.16), cubeless money equity",
+               "bot_search": "model.players.cube_policy.CubePolicy.rank_plays (keep 8, margin 0.16), cubeless money equity",
                "summary": summary, "seconds": {k: round(v, 1) for k, v in seconds.items()},
                "records": records}
         try:

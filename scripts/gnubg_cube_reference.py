@@ -321,7 +321,6 @@ def main(argv=None) -> int:
         if src and not Path(src).exists():
             print(f"error: no reference file {src}", file=sys.stderr)
             return 2
-    sys.path.insert(0, str(ROOT))
     try:
         return {"collect": collect, "sample": sample, "measure": measure}[args.cmd](args)
     except (OSError, ValueError, KeyError, IndexError) as e:  # unreadable or malformed reference file

@@ -4,7 +4,7 @@
     python scripts/gnubg_vs_bot.py --model runs/bg/last.pt --games 10   # ten money games
     python scripts/gnubg_vs_bot.py --bot-side 1 --games 2 --json        # the bot as gnubg's player 1
 
-How: this process starts model.cli.serve's BotServer on a free port of 127.0.0.1, then runs gnubg
+How: this process starts nardibot.cli.cmd_serve's BotServer on a free port of 127.0.0.1, then runs gnubg
 unattended (``gnubg -t -q -r -p`` this same file, with GNUBG_VS_BOT_DRIVER=1 in the environment, so
 the file runs as the driver inside gnubg's embedded Python). The driver sets the bot's seat to
 ``external 127.0.0.1:PORT``, gnubg's own player to ``--gnubg-ply``-ply checker play and cube
@@ -35,7 +35,6 @@ DRIVER_FLAG = "GNUBG_VS_BOT_DRIVER"
 """Set in gnubg's environment: this file then runs as the driver (gnubg defines no ``__file__``)."""
 if os.environ.get(DRIVER_FLAG) != "1":
     SCRIPT = Path(__file__).resolve()
-    sys.path.insert(0, str(SCRIPT.parents[1]))  # the repository root: engine/, model/
 
 
 def run_driver() -> None:
@@ -119,9 +118,9 @@ def check_bot_plays(games: list[dict], letter: str) -> list[str]:
 def play_vs_gnubg(bot, *, length: int = 0, games: int = 1, seed: int = 1, gnubg_ply: int = 0,
                   bot_side: int = 0, options=None, timeout: float = 120.0, mat_path: str | None = None,
                   log=None, verbose: bool = False, agent=None) -> dict:
-    """Serve ``bot`` (or a ready model.cli.serve.BotAgent ``agent``) and let gnubg play it (module
+    """Serve ``bot`` (or a ready nardibot.cli.cmd_serve.BotAgent ``agent``) and let gnubg play it (module
     docstring); returns the summary dict: games, score, problems, the server's stats and log."""
-    from model.cli.serve import BotAgent, BotServer
+    from nardibot.cli.cmd_serve import BotAgent, BotServer
 
     lines: list[str] = []
     if agent is None:
@@ -195,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: gnubg is not installed (Debian package gnubg)", file=sys.stderr)
         return 2
     from model.bot import Bot
-    from model.cli.serve import ServeOptions
+    from nardibot.cli.cmd_serve import ServeOptions
 
     try:
         bot = Bot.load(args.model)

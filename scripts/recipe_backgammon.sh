@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The shipped backgammon net's whole recipe (L13, checkpoints/README.md), from random weights, as one
 # resumable job: self-play, then seven rounds of fitting the net to its own look-ahead. The label
-# counts and seeds are the ones the shipped net was fitted on (docs/strength_levers.md, L7 to L13).
+# counts and seeds are the ones the shipped net was fitted on (experiments/backgammon_fitting.md and
+# experiments/backgammon_deeper_fits.md, L7 to L13).
 #
 #   scripts/recipe_backgammon.sh [--dry-run|--hours] [RUNS]        (RUNS default: runs/recipe)
 #
@@ -17,7 +18,7 @@
 # (tests/train/test_recipe.py runs it with DIV=20000), not the recipe. PYTHON: the interpreter (default python).
 # Each done/<step> file holds the wall seconds the step took, over every start when it was stopped
 # and started again; --hours prints them per step and in all.
-# Hours: docs/strength_levers.md "A timed run of the recipe" (about 7.2 with ACTORS=2).
+# Hours: experiments/backgammon_recipe.md "A timed run of the recipe" (about 7.2 with ACTORS=2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -2,8 +2,9 @@
 
     python scripts/release_tables.py > /tmp/tables.md
 
-Reads checkpoints/strength/*.json and the checkpoints themselves (games, seconds, commands), so the
-figures in the docs are copied by a program, not by hand.
+Reads experiments/results/release/*.json and the checkpoints themselves (games, seconds, commands), so
+the figures in the docs are copied by a program, not by hand. The commands are printed as each file's
+``made_by`` records them, but with the folders that have moved since named where they are now (MOVED).
 """
 
 from __future__ import annotations
@@ -13,8 +14,16 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-STRENGTH = ROOT / "checkpoints" / "strength"
+STRENGTH = ROOT / "experiments" / "results" / "release"
+MOVED = {"checkpoints/levers/": "experiments/nets/", "checkpoints/resume/": "experiments/resume/"}
+"""Folders a recorded command names, old -> new: the research record's nets and runs left checkpoints/."""
+
+
+def moved(command: str) -> str:
+    """``command`` with the folders of MOVED named where they are now."""
+    for old, new in MOVED.items():
+        command = command.replace(old, new)
+    return command
 
 
 def load(name: str) -> dict:
@@ -42,24 +51,24 @@ def made_by(game: str) -> str:
     lines = [(f"- {blob['games']:,} self-play games, {m.get('seconds', 0) / 3600:.2f} hours of training "
              f"(wall time on the 2-core machine, shared with other work), hidden layer(s) {hidden}, "
              f"feature version {blob['feature_version']}."), "- Commands, in order:", ""]
-    lines += [f"      {c}" for c in m.get("commands", [m.get("command", "")])]
+    lines += [f"      {moved(c)}" for c in m.get("commands", [m.get("command", "")])]
     fits = fits_of(m)
     how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
     if any(ENSEMBLE_TEACHER in f for f in fits):  # two_ply_labels.py --teacher-also
         how = "fitted to labels of an ensemble: the mean of its net and the nets a fit names (`scripts/fit_labels.py`)"
-    steps = deepenings_of(m)  # scripts/widen_run.py --deepen between two fits (docs/strength_levers.md, L11)
+    steps = deepenings_of(m)  # widen_run.py --deepen between two fits (experiments/backgammon_deeper_fits.md)
     for after, text in reversed(steps):  # from the last, so each index still counts only the fits before it
         fits.insert(int(after), text)
     if steps:
         layers = "a second hidden layer" if len(steps) == 1 else f"{len(steps)} more hidden layers"
         how += f" and given {layers} (`scripts/widen_run.py --deepen`)"
-    if fits:  # scripts/fit_labels.py rounds after the last command (docs/strength_levers.md, L7)
+    if fits:  # fit_labels.py rounds after the last command (experiments/backgammon_fitting.md, L7)
         lines += ["", f"  then {how}, in order:", ""]
-        lines += [f"      {f}" for f in fits]
+        lines += [f"      {moved(f)}" for f in fits]
     if "exported_from" in m:  # trained into a .pt, then written out as .safetensors
         e = m["exported_from"]
         lines += ["", f"  then exported from `{e['file']}` (sha256 `{e['sha256'][:16]}...`):", "",
-                  f"      {e['command']}"]
+                  f"      {moved(e['command'])}"]
     return "\n".join(lines)
 
 

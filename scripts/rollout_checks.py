@@ -1,9 +1,11 @@
 """Are the rollouts right? Interval coverage on positions with exactly known values, the variance
 reduction factor, and the opening plays, with the figures the README reports.
 
-    python scripts/rollout_checks.py coverage --positions 200 --trials 100 --json docs/rollout_coverage.json
-    python scripts/rollout_checks.py vr --trials 324 --prune 2,3,4,8 --json docs/rollout_vr.json
-    python scripts/rollout_checks.py openings --trials 324 --json docs/rollout_openings.json
+    python scripts/rollout_checks.py coverage --positions 200 --trials 100 \
+        --json experiments/results/rollout_coverage.json
+    python scripts/rollout_checks.py vr --trials 324 --prune 2,3,4,8 \
+        --json experiments/results/rollout_vr.json
+    python scripts/rollout_checks.py openings --trials 324 --json experiments/results/rollout_openings.json
 
 coverage, two sets of backgammon bear-offs played out to the end (no stop at the databases):
   * "two-sided": up to 6 checkers a side (at least 2), W within 0.05..0.95, the evaluator
@@ -37,14 +39,13 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
+from engine.groups import group_argmax
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 from model.net.bearoff import bearoff_mask, bearoff_probabilities, board_pips, home_boards, home_counts, rank
 from model.net.config import NetConfig
 from model.net.equity import WIN, cubeless_equity
-from model.players.base import group_argmax
-from model.players.net_player import child_probabilities
+from model.net.evaluator import child_probabilities
 from model.search.rollout import Z95, rollout
 
 

@@ -24,8 +24,6 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -39,7 +37,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch", type=int, default=256, help="trials in play at once (default 256)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import model.runtime  # noqa: F401, I001  one BLAS thread, before numpy loads
     import zipfile
 
     import numpy as np

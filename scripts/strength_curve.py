@@ -1,25 +1,25 @@
 """Strength against training time: every snapshot of a run against a baseline, as JSON and a plot.
 
-    python scripts/strength_curve.py runs/bg --opponent pubeval --games 2000 --out docs/strength_backgammon
+    python scripts/strength_curve.py runs/bg --opponent pubeval --games 2000 --out OUT/strength_backgammon
     python scripts/strength_curve.py runs/bg3 --opponent pubeval,gnubg-0ply --benchmark --x hours --out X
-    python scripts/strength_curve.py --plot docs/strength_backgammon.json      # draw it again from the JSON
+    python scripts/strength_curve.py --plot OUT/strength_backgammon.json      # draw it again from the JSON
     python scripts/strength_curve.py --plot a.json b.json --out c             # c.json: a's and b's points
     python scripts/strength_curve.py --nets a.safetensors@10.7@L7 b.pt@12.3@L8b --benchmark --out X
 
 The --nets form measures fixed files at hours given by hand (steps of a recipe that write no snapshots,
 such as fits to labels; a label names the point on the plot).
 
-The first writes docs/strength_backgammon.json and docs/strength_backgammon.png; the last redraws the
-PNG (or, with --format svg, an SVG) from the JSON alone. Snapshots are the small files that train.py
-writes under <run>/snapshots/ every --checkpoint-every games. The JSON is a list of points
-{"games", "hours", "ppg", "ci95", "opponent", "eval_games", "game"}, one per snapshot and opponent;
-with --benchmark (backgammon) also one {"games", "hours", "benchmark": {class: [ER, 95% half-width]},
-"game"} per snapshot: its 0-ply checker-play error rates (model/train/evaluation.py benchmark_check).
-The plot (matplotlib: pip install -e ".[plots]") shows points per game with 95% intervals against games
-trained, hours of training on the top axis (--x hours: the other way round), one line per opponent, and
-the error rate per class in a second panel when there are benchmark points. The snapshots play as the
-raw net (no bear-off databases); hours are the wall time the snapshot records (made_by "seconds"),
-or the hours given with --nets.
+The first writes OUT/strength_backgammon.json and OUT/strength_backgammon.png (the project keeps the points in
+experiments/results/ and the pictures in docs/: scripts/measure_release.sh writes them there); the third
+redraws the PNG (or, with --format svg, an SVG) from the JSON alone, beside it. Snapshots are the small files
+that train.py writes under <run>/snapshots/ every --checkpoint-every games. The JSON is a list of points
+{"games", "hours", "ppg", "ci95", "opponent", "eval_games", "game"}, one per snapshot and opponent; with
+--benchmark (backgammon) also one {"games", "hours", "benchmark": {class: [ER, 95% half-width]}, "game"} per
+snapshot: its 0-ply checker-play error rates (model/train/evaluation.py benchmark_check). The plot
+(matplotlib: pip install -e ".[plots]") shows points per game with 95% intervals against games trained, hours
+of training on the top axis (--x hours: the other way round), one line per opponent, and the error rate per
+class in a second panel when there are benchmark points. The snapshots play as the raw net (no bear-off
+databases); hours are the wall time the snapshot records (made_by "seconds"), or the hours given with --nets.
 """
 
 from __future__ import annotations
@@ -28,8 +28,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 FORMATS = ("png", "svg")
 

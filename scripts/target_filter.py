@@ -1,6 +1,6 @@
 """How much the one-ply target loses by scoring only pubeval's K best plays of each roll.
 
-    python scripts/target_filter.py checkpoints/resume/backgammon-v3-oneply/last.pt --k 3,5,8,12
+    python scripts/target_filter.py experiments/resume/backgammon-v3-oneply/last.pt --k 3,5,8,12
 
 train.py's ``--target one-ply --target-prune K`` (model/train/one_ply.py) takes each roll's best play
 among the K that pubeval scores highest, both for the target V1 (the average over the 21 rolls) and
@@ -15,9 +15,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main(argv: list[str]) -> int:
@@ -27,7 +24,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--positions", type=int, default=1500, help="positions sampled (default 1500)")
     parser.add_argument("--seed", type=int, default=7)
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import model.runtime  # noqa: F401, I001  one BLAS thread, before numpy loads
     import numpy as np
     import torch
 

@@ -22,7 +22,6 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 LOOK = 64  # positions per look-ahead call (scripts/two_ply_labels.py)
 
 
@@ -36,7 +35,7 @@ def main(argv: list[str]) -> int:
                         help="judge by the net's own values at this many plies instead of the chunks' labels")
     parser.add_argument("--json", help="write the figures to this file")
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import model.runtime  # noqa: F401, I001  one BLAS thread, before numpy loads
     import zipfile
 
     import numpy as np

@@ -7,7 +7,7 @@ Two steps, both with the project's own machinery:
 
 1. The start positions (``<run-dir>/starts.npy``, made once): the first position without contact of
    ``--start-games`` self-play games of ``--start-net`` (the shipped net by default, at 0-ply with
-   its bear-off databases; model/train/race.py ``race_starts``).
+   its bear-off databases; model/train/race_games.py ``race_starts``).
 2. ``train.py`` on them: a new OutcomeNet on the race inputs (``--features 4``, ``--hidden``), every
    game starting from a start drawn at random and played to the end, bear-offs played and valued from
    the exact databases and left out of the samples (``--exact-endgames --skip-exact``), plain
@@ -18,7 +18,8 @@ Two steps, both with the project's own machinery:
    Not the one-ply target by default: with ``--target-prune 3`` (pubeval's 3 best plays a roll, and
    pubeval's race weights ignore gammons) the race net misplayed gammon and backgammon saving
    positions (race error rate 14.5 at 141k games); unpruned it is eight times slower here
-   (docs/strength_levers.md, "L5"). ``-- --target one-ply --target-prune 0 --lam 0`` asks for it.
+   (experiments/backgammon_inputs_and_targets.md, "L5"). ``-- --target one-ply --target-prune 0 --lam 0``
+   asks for it.
 
 Nothing gnubg computes enters: the starts come from the project's own net, the targets from the race
 net itself and the databases (built by scripts/build_bearoff.py).
@@ -31,15 +32,14 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import model.runtime  # noqa: F401  (before numpy: one BLAS thread)
 
-import model.cli.blas  # noqa: F401, I001  (before numpy: one BLAS thread)
-
+# isort: split
 import numpy as np
 
-import train
 from model.net.checkpoint import CheckpointError, shipped_path
 from model.net.features import RACE_VERSION
+from nardibot.cli.cmd_train import main as train_main  # train.py's main
 
 
 def make_starts(path: Path, net_path: str, games: int, seed: int) -> np.ndarray:
@@ -48,7 +48,7 @@ def make_starts(path: Path, net_path: str, games: int, seed: int) -> np.ndarray:
         return np.load(path)
     from model.net.checkpoint import load_net
     from model.net.evaluator import ExactEndgames
-    from model.train.race import race_starts
+    from model.train.race_games import race_starts
 
     net, _ = load_net(net_path, "backgammon", backend="numpy")
     t0 = time.time()
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         flags += ["--game", "backgammon", "--features", str(RACE_VERSION), "--hidden", args.hidden,
                   "--starts", str(starts), "--exact-endgames", "--skip-exact", "--target", "sample",
                   "--lam", "0.7", "--eval-every", "0", "--seed", str(args.seed), "--checkpoint-every", "20000"]
-    return train.main(flags + extra)
+    return train_main(flags + extra)
 
 
 if __name__ == "__main__":

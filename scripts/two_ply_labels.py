@@ -1,6 +1,6 @@
 """Label self-play positions with the net's own two-ply look-ahead, in chunks on disk (a resumable job).
 
-    python scripts/two_ply_labels.py checkpoints/resume/backgammon-v3-prune8/last.pt runs/labels --positions 100000
+    python scripts/two_ply_labels.py experiments/resume/backgammon-v3-prune8/last.pt runs/labels --positions 100000
 
 Positions come from the net's own self-play (the one-ply actor of model/train/td.py, every game of
 ``--parallel-games`` played greedily among each roll's ``--prune`` best plays by pubeval), a random
@@ -35,7 +35,7 @@ the sampling wider.
 checkpoint's and these nets' outcome probabilities (model/net/ensemble.py), instead of the checkpoint's
 own; the self-play and the candidate plays stay the checkpoint's. With ``--plies 0`` a label is the
 ensemble's own value: two independently trained nets together play better than either, so they
-teach it what its own look-ahead does not (docs/strength_levers.md, "Session 24").
+teach it what its own look-ahead does not (experiments/nardi.md, "Session 24").
 
 ``--siblings K``: instead of the sampled position itself, label the candidate plays of one random
 roll from it, the net's K best at 0-ply within ``--margin`` of its best (lookahead.move_filter), each
@@ -52,7 +52,6 @@ import sys
 from itertools import pairwise
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 LOOK = 64
 """Positions per look-ahead call: at 2-ply each brings some 3,500 children to score, so 64 keep the
 batches at a few hundred thousand rows (256: 12% more CPU, the temporaries outgrowing memory reuse)."""
@@ -81,7 +80,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--parallel-games", type=int, default=128)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
-    import model.cli.blas  # noqa: F401, I001  one BLAS thread, before numpy loads
+    import model.runtime  # noqa: F401, I001  one BLAS thread, before numpy loads
     import numpy as np
     from tqdm import tqdm
 
@@ -94,7 +93,7 @@ def main(argv: list[str]) -> int:
     from model.net.ensemble import MeanNet
     from model.net.evaluator import ExactEndgames
     from model.net.table_forward import TableForward
-    from model.players.net_player import child_probabilities
+    from model.net.evaluator import child_probabilities
     from model.search.lookahead import evaluate_positions, move_filter
     from model.train.labels import write_chunk
     from model.train.td import SelfPlayActor

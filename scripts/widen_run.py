@@ -1,8 +1,8 @@
 """Start a new training run from a run's last.pt with a wider or deeper network that plays exactly as before.
 
-    python scripts/widen_run.py checkpoints/resume/nardi-v2 checkpoints/resume/nardi-512 --hidden 512
-    python train.py --run-dir checkpoints/resume/nardi-512 --resume --lr-schedule ...   # then train on
-    python scripts/widen_run.py checkpoints/resume/backgammon-v3-distill4 runs/deep --deepen
+    python scripts/widen_run.py experiments/resume/nardi-v2 experiments/resume/nardi-512 --hidden 512
+    python train.py --run-dir experiments/resume/nardi-512 --resume --lr-schedule ...   # then train on
+    python scripts/widen_run.py experiments/resume/backgammon-v3-distill4 runs/deep --deepen
 
 The last hidden layer gets new units (``--hidden`` in all, at least the old width): their input
 weights drawn as a new layer's are (PyTorch's default for nn.Linear, from ``--seed``), their output
@@ -22,8 +22,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def widen(blob: dict, hidden: int, seed: int) -> dict:

@@ -7,7 +7,7 @@ builds a database; the list was drawn from ``pytest --durations=0`` (each over a
 
 from __future__ import annotations
 
-import model.cli.blas  # noqa: F401  (first: numpy's BLAS on one thread, as the command lines run it)
+import model.runtime  # noqa: F401  (first: numpy's BLAS on one thread, as the command lines run it)
 
 # isort: split
 import pytest

@@ -84,3 +84,32 @@ def test_baseline_rank_follows_its_own_scores():
     scores = [p["score"] for p in plays]
     assert scores == sorted(scores, reverse=True) and len(plays) == 14
     assert plays[0]["move"] == Bot.load("pubeval").choose(START_ID, [6, 4])["move"]
+
+
+@pytest.mark.parametrize("case", ["backgammon 0-ply", "backgammon 1-ply", "match score", "cube owned", "nardi"])
+def test_rank_is_the_hints_ranking(case):
+    """Bot.rank lists the plays in the order ``nardibot hint`` lists them, with the same equities, for
+    the same position and dice (the hint service with its defaults at the bot's depth): the library and
+    the command cannot disagree, at a match score or an owned cube too."""
+    from engine.formats.position import MatchInfo, write_match_id, write_position_id
+    from engine.tools.sample import random_positions
+    from model.service.hint import HintSettings, hint
+    from model.service.query import query_from_object
+
+    game = "nardi" if case == "nardi" else "backgammon"
+    plies = 1 if case == "backgammon 1-ply" else 0
+    bot = Bot.load(f"checkpoints/{game}.safetensors" + ("+1ply" if plies else ""), game=game)
+    positions, rolls = random_positions(game, 4, seed=21)[:2]
+    for position, roll in zip(positions, rolls):
+        dice = [int(d) for d in roll]
+        text = write_json_position(position) if game == "nardi" else write_position_id(position)
+        if case == "match score":
+            text += ":" + write_match_id(MatchInfo(match_length=7, scores=(2, 5), dice=tuple(dice)))
+        elif case == "cube owned":
+            text += ":" + write_match_id(MatchInfo(cube_value=2, cube_owner=1, dice=tuple(dice)))
+        plays = bot.rank(text, dice)
+        answer = hint(bot, query_from_object(game, {"position": text, "dice": dice}, None), HintSettings(ply=plies))
+        assert [p["move"] for p in plays] == [p["move"] for p in answer["plays"]]
+        value = "mwc" if case == "match score" else "equity" if game == "backgammon" else "cubeless_equity"
+        assert [round(p["mwc" if case == "match score" else "equity"], 6) for p in plays] == [
+            p[value] for p in answer["plays"]]

@@ -21,13 +21,13 @@ WITHOUT_TRAIN_EXTRA = f"""
 import sys
 for name in {TRAIN_ONLY!r}:
     sys.modules[name] = None  # any import of it now fails, as on the plain install
-from model.cli.main import main
+from nardibot.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
 
 
 def run_light(*args: str) -> subprocess.CompletedProcess:
-    """The nardibot command (model/cli/main.py) with ``args``, in a fresh interpreter that cannot import
+    """The nardibot command (nardibot/cli/main.py) with ``args``, in a fresh interpreter that cannot import
     torch, tqdm or tensorboard."""
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     return subprocess.run([sys.executable, "-c", WITHOUT_TRAIN_EXTRA, *args], check=False, cwd=ROOT, env=env,
@@ -69,7 +69,7 @@ def test_readme_bot_api_example_runs_verbatim_without_torch():
     code = "\n".join(line[4:] for line in block.splitlines())
     assert code.startswith("from model import Bot")
     check = code + '\nassert bot.choose("4HPwATDgc/ABMA", [3, 1])["move"] == "8/5 6/5"\nprint("ok")\n'
-    blocker = WITHOUT_TRAIN_EXTRA.split("from model.cli.main")[0]
+    blocker = WITHOUT_TRAIN_EXTRA.split("from nardibot.cli.main")[0]
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, "-c", blocker + check], check=False, cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -93,7 +93,7 @@ def test_benchmarks_and_nardi_run_without_the_train_extra(args):
 def test_a_training_checkpoint_without_torch_is_refused_in_one_line():
     """A .pt file needs torch: without it, one line says to install the [train] extra."""
     done = run_light("hint", "4HPwATDgc/ABMA", "--dice", "31",
-                     "--bot", "checkpoints/resume/backgammon/last.pt")
+                     "--bot", "experiments/resume/backgammon/last.pt")
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and "install the [train] extra (torch)" in done.stderr
 
@@ -102,12 +102,12 @@ def test_pyproject_declares_nardibot_and_light_dependencies():
     """`nardibot` is the dispatch of evaluate.py; the plain dependencies leave out the [train] extra's."""
     tomllib = pytest.importorskip("tomllib")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    assert project["scripts"]["nardibot"] == "model.cli.main:main"
+    assert project["scripts"]["nardibot"] == "nardibot.cli.main:main"
     names = [re.split(r"[<>=!~ \[]", d)[0].lower() for d in project["dependencies"]]
     assert not set(names) & set(TRAIN_ONLY) and "safetensors" in names
     train = {re.split(r"[<>=!~ \[]", d)[0].lower() for d in project["optional-dependencies"]["train"]}
     assert train == set(TRAIN_ONLY)
-    from model.cli.main import SUBCOMMANDS, main
+    from nardibot.cli.main import SUBCOMMANDS, main
 
     assert callable(main) and {"hint", "play", "serve", "cube", "match"} <= set(SUBCOMMANDS)
 
@@ -116,7 +116,7 @@ def test_ray_is_imported_only_for_actors_and_workers():
     """train.py and evaluate.py rollout import Ray only for --actors N / --workers N: the modules that
     use it load without it."""
     code = ("import sys; sys.modules['ray'] = None; import train, model.train.actors, model.net.cluster, "
-            "model.search.rollout_workers, model.cli.rollout; from model.net.cluster import start_ray, ClusterError\n"
+            "model.search.rollout_workers, nardibot.cli.cmd_rollout; from model.net.cluster import start_ray, ClusterError\n"
             "try:\n    start_ray()\nexcept ClusterError as e:\n    print(e)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)

@@ -72,6 +72,11 @@ def unpack_bits(text: str, n_chars: int, n_bytes: int, what: str) -> int:
 # match and cube state, gnubg Match ID
 
 
+def cube_owner_code(seat: int | None) -> int:
+    """``MatchInfo.cube_owner`` of the player who owns the cube (None: centred)."""
+    return CUBE_CENTRED if seat is None else seat
+
+
 @dataclass(frozen=True)
 class MatchInfo:
     """The match and cube fields of a gnubg Match ID or an XGID, in gnubg's terms.
@@ -86,7 +91,8 @@ class MatchInfo:
     cube_value: int = 1
     """1, 2, 4, ... (Match ID: log2 in 4 bits)."""
     cube_owner: int = CUBE_CENTRED
-    """0 or 1 = that player owns the cube, CUBE_CENTRED (-1) = in the middle."""
+    """0 or 1 = that player owns the cube, CUBE_CENTRED (-1) = in the middle (``owner_seat`` reads it
+    as engine.game does, ``cube_owner_code`` writes it)."""
     player_on_roll: int = 0
     """The side whose turn it is to roll or move (Match ID bit 6); the position is seen by it."""
     crawford: bool = False
@@ -143,7 +149,7 @@ class MatchInfo:
 
         match = g.MatchState(g.Rules(**self.rules_options()), score=self.scores,
                              crawford_played=self.crawford_played)
-        owner = None if self.cube_owner == CUBE_CENTRED else self.cube_owner
+        owner = self.owner_seat
         return g.resume_game(match, position, self.player_on_roll, cube=self.cube_value, cube_owner=owner)
 
     @classmethod
@@ -156,7 +162,7 @@ class MatchInfo:
         match, rules = state.match, state.rules
         return cls(
             cube_value=state.cube,
-            cube_owner=CUBE_CENTRED if state.cube_owner is None else state.cube_owner,
+            cube_owner=cube_owner_code(state.cube_owner),
             player_on_roll=state.mover,
             crawford=match.is_crawford,
             double_offered=state.phase is Phase.TAKE,
@@ -168,6 +174,11 @@ class MatchInfo:
             jacoby=rules.jacoby,
             beavers=rules.beavers,
         )
+
+    @property
+    def owner_seat(self) -> int | None:
+        """The player who owns the cube, None while it is centred (engine.game's ``cube_owner``)."""
+        return None if self.cube_owner == CUBE_CENTRED else self.cube_owner
 
     def rules_options(self) -> dict:
         """Keyword options for ``engine.match.Rules``: Jacoby and beavers are money-play options."""
@@ -303,6 +314,7 @@ __all__ = [
     "MATCH_ID_CHARS",
     "GameStatus",
     "MatchInfo",
+    "cube_owner_code",
     "pack_bits",
     "read_match_id",
     "unpack_bits",

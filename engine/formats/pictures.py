@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import BAR, OFF, OPP_BAR, OPP_OFF, check_game, pips, validate
+from engine.cube_state import CubeOwner
 from engine.notation import BAR_POINT
 
 TOP_ROW = tuple(range(13, 25))  # the mover's points along the top row, left to right
@@ -62,15 +63,17 @@ def _checked(game: str, position) -> np.ndarray:
 
 
 def _owner(game: str, cube) -> tuple[int, int | None] | None:
-    """(value, owner) with owner None (centred), 0 (mover) or 1 (opponent); names are accepted too."""
+    """(value, owner) with owner None (centred), 0 (mover) or 1 (opponent), or the owner as the mover
+    sees it (engine.cube_state.CubeOwner: "centred", "me", "opponent")."""
     if cube is None:
         return None
     if game != "backgammon":
         raise ValueError("long nardi has no doubling cube: draw it without one")
     value, owner = cube
-    names = {None: None, "centred": None, "centered": None, 0: 0, "mover": 0, 1: 1, "opponent": 1}
+    names = {None: None, 0: 0, 1: 1, **{name: name.seat(0) for name in CubeOwner}}
     if owner not in names:
-        raise ValueError(f"the cube's owner is None (centred), 0 (mover) or 1 (opponent), got {owner!r}")
+        raise ValueError(f"the cube's owner is None (centred), 0 (mover) or 1 (opponent), or one of "
+                         f"{', '.join(CubeOwner)}, got {owner!r}")
     value = int(value)
     if value < 1 or value & (value - 1):
         raise ValueError(f"the cube's value is a power of two, got {value}")

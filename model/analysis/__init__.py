@@ -1,6 +1,6 @@
 """Analysis of whole matches: ``review`` replays a .mat record and rates every checker play, cube
-decision and roll with the one policy (model/cube/policy.py); ``marks`` holds gnubg's thresholds and
+decision and roll with the one policy (model/players/cube_policy.py); ``marks`` holds gnubg's thresholds and
 the per-player statistics; ``rollouts`` rolls out the worst decisions again.
 
-Imports: ``engine``, ``model.net``, ``model.players``, ``model.search``, ``model.cube``.
+Layer: above training, below the service.
 """

@@ -1,11 +1,13 @@
 """Analysis of whole matches: every checker play, cube decision and roll of a .mat record, rated.
 
-    from model import Bot
-    from model.analysis.review import analyse_mat_text
-    report = analyse_mat_text(open("match.mat").read(), Bot.load(), plies=2)   # a JSON-ready dict
+    from model.analysis.review import ReviewSettings, analyse_mat_text
+    report = analyse_mat_text(open("match.mat").read(), net, ReviewSettings(ply=2), name="bg")  # JSON-ready
+
+(``net``: a backgammon network; model/service/match_review.py's ``analyse_match(bot, text, settings)``
+passes a ``Bot``'s.)
 
 The record is replayed through the rules (engine/formats/matreplay.py) and every decision is put to
-the project's one policy (model/cube/policy.py ``CubePolicy`` at ``plies``, its move filter, cubeful
+the project's one policy (model/players/cube_policy.py ``CubePolicy`` at ``ply``, its move filter, cubeful
 values), as hint, play and serve decide:
 
 * Checker play: every legal play is ranked (``rank_plays``; the play made is always looked at the full
@@ -16,7 +18,7 @@ values), as hint, play and serve decide:
   ``mwc2eq`` in a match). Not doubling loses ``optimal - ND`` (a missed double), doubling
   ``optimal - min(DT, DP)`` (a wrong double); the doubled side loses ``DT - DP`` by a take when a pass
   was right (a wrong take) and ``DP - DT`` by a pass when a take was right (a wrong pass).
-* Luck of each roll (gnubg's method, 0-ply whatever ``plies``): the value of the best play of the roll
+* Luck of each roll (gnubg's method, 0-ply whatever ``ply``): the value of the best play of the roll
   thrown minus the average of that value over the 21 rolls (weights 1/36 and 2/36); the opening throw,
   which also decides who plays, is measured against the 30 non-double throws, half of them the
   opponent's.
@@ -33,6 +35,7 @@ per batch at each depth keeps memory bounded at 2-ply).
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -43,8 +46,10 @@ from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, MatchRecord, read_m
 from engine.formats.matreplay import ROLL, GameReplay, replay_match
 from engine.formats.position import write_json_position, write_position_id
 from engine.game import may_double
+from engine.groups import group_argmax, group_starts
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 from engine.notation import format_plays
+from model.analysis.cube_errors import cube_losses
 from model.analysis.marks import (
     CLOSE_CUBE,
     LUCK_THRESHOLDS,
@@ -53,9 +58,9 @@ from model.analysis.marks import (
     mark,
     player_statistics,
 )
+from model.analysis.rollouts import roll_out_worst
 from model.cube import decisions as cube
-from model.cube.policy import CubePolicy, cube_view, ranking_order
-from model.players.base import group_argmax, group_starts
+from model.players.cube_policy import CubePolicy, cube_view, ranking_order
 
 CHUNK = {0: 1024, 1: 32, 2: 2}
 """Checker decisions per batch at each depth (plies above 2: 1): at 2-ply two positions' candidates
@@ -161,35 +166,6 @@ def _rate_cube(policy: CubePolicy, steps, views) -> list[dict]:
     return out
 
 
-def cube_losses(numbers: dict, kind: str, money: bool) -> tuple[str, float, float | None, str | None]:
-    """(action, loss, loss in MWC, error kind) of a cube step of ``kind`` (roll, double, take, drop)
-    from the doubler's cube numbers (module docstring)."""
-    nd, dt, dp = numbers["no_double"], numbers["double_take"], numbers["double_pass"]
-    optimal = nd if not numbers["doubling_right"] else min(dt, dp)
-    m = None if money else {k: numbers[k + "_mwc"] for k in ("no_double", "double_take", "double_pass")}
-    m_opt = None if money else (m["no_double"] if not numbers["doubling_right"] else
-                                min(m["double_take"], m["double_pass"]))
-    if kind == ROLL:
-        action, loss = "no double", optimal - nd
-        loss_mwc = None if money else m_opt - m["no_double"]
-        error = "missed double"
-    elif kind == DOUBLE:
-        action, loss = "double", optimal - min(dt, dp)
-        loss_mwc = None if money else m_opt - min(m["double_take"], m["double_pass"])
-        error = "wrong double"
-    elif kind == TAKE:
-        action, loss = "take", dt - dp
-        loss_mwc = None if money else m["double_take"] - m["double_pass"]
-        error = "wrong take"
-    else:
-        action, loss = "pass", dp - dt
-        loss_mwc = None if money else m["double_pass"] - m["double_take"]
-        error = "wrong pass"
-    loss = max(0.0, loss)
-    loss_mwc = None if money else max(0.0, loss_mwc)
-    return action, loss, loss_mwc, (error if loss > 1e-9 else None)
-
-
 # ----------------------------------------------------------------------------------------------
 # luck
 
@@ -241,7 +217,7 @@ def _luck(policy0: CubePolicy, steps, views, openings, **kw) -> list[tuple[float
 
 
 def _base(game: GameReplay, index: int, step, kind: str, view) -> dict:
-    """The fields every decision has (the JSON schema in model/cli/analyse.py)."""
+    """The fields every decision has (the JSON schema in nardibot/cli/cmd_analyse.py)."""
     state = step.state
     return {"game": game.number, "index": index, "entry": step.entry + 1, "player": step.player, "kind": kind,
             "position": write_json_position(state.position), "position_id": write_position_id(state.position),
@@ -250,21 +226,41 @@ def _base(game: GameReplay, index: int, step, kind: str, view) -> dict:
                      "crawford": view.crawford}}
 
 
-def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, rollout_max: int = 10,
-                   jacoby: bool = True, met: str | None = None, seed: int = 0, processes: int = 1) -> dict:
-    """The analysis of ``record`` as a JSON-ready dict (model/cli/analyse.py documents its schema).
-    ``bot``: a model.bot Bot with a network; ``jacoby``: money play under the Jacoby rule (gnubg's
-    default when it imports a .mat); ``processes``: the rollouts' (Bot.rollout's; 0: one per core). FormatError (a ValueError) for a record the rules refuse."""
-    if bot.net is None or bot.game != "backgammon":
-        raise ValueError(f"{bot.name}: match analysis needs a backgammon network")
+@dataclass(frozen=True)
+class ReviewSettings:
+    """How a match is analysed: ``ply``, the look-ahead of the ratings (the luck is 0-ply whatever it
+    is); ``rollout``: trials per decision rolled out again (0: none, else at least 2), at most
+    ``rollout_max`` of them, the worst first, with dice ``seed`` in ``processes`` processes (0: one per
+    core, 1: this one; model/search/rollout_workers.py); ``jacoby``: money play under the Jacoby rule
+    (gnubg's default when it imports a .mat); ``met``: the match equity table (None: model/cube/met.py's
+    default)."""
+
+    ply: int = 0
+    rollout: int = 0
+    rollout_max: int = 10
+    jacoby: bool = True
+    met: str | None = None
+    seed: int = 0
+    processes: int = 1
+
+
+def analyse_record(record: MatchRecord, net, settings: ReviewSettings = ReviewSettings(), *, name: str = "net",
+                   device="cpu") -> dict:
+    """The analysis of ``record`` as a JSON-ready dict (nardibot/cli/cmd_analyse.py documents its schema)
+    by the backgammon network ``net`` (anything model/players/cube_policy.py's ``CubePolicy`` takes; None
+    is refused) called ``name`` in the report, on ``device``. FormatError (a ValueError) for a record
+    the rules refuse."""
+    plies, rollout = settings.ply, settings.rollout
+    if net is None or net.config.game != "backgammon":
+        raise ValueError(f"{name}: match analysis needs a backgammon network")
     if plies < 0 or rollout < 0 or rollout == 1:
         raise ValueError("plies must be >= 0 and rollout trials 0 (none) or at least 2")
     started = time.perf_counter()
-    games = replay_match(record, jacoby)
+    games = replay_match(record, settings.jacoby)
     if not any(game.steps for game in games):
         raise FormatError(".mat: no game with any play in it")
-    policy, policy0 = CubePolicy.for_bot(bot, plies), CubePolicy.for_bot(bot, 0)
-    kw = {} if met is None else {"met": met}
+    policy, policy0 = CubePolicy(net, plies=plies, device=device), CubePolicy(net, plies=0, device=device)
+    kw = {} if settings.met is None else {"met": settings.met}
     moves, cubes = [], []  # (game, step, view)
     for game in games:
         for step in game.steps:
@@ -299,18 +295,17 @@ def analyse_record(record: MatchRecord, bot, plies: int = 0, rollout: int = 0, r
         decisions += mine
         games_out.append(_game_summary(game, mine))
     if rollout:
-        from model.analysis.rollouts import roll_out_worst
-
-        roll_out_worst(bot, decisions, contexts, rollout, rollout_max, seed, processes)
+        roll_out_worst(net, decisions, contexts, rollout, settings.rollout_max, settings.seed, settings.processes,
+                       device=device)
     match = record.match_length > 0
     return {
         "schema": SCHEMA,
         "players": list(record.names),
         "match_length": record.match_length,
-        "jacoby": bool(jacoby) if not match else None,
-        "bot": bot.name,
+        "jacoby": bool(settings.jacoby) if not match else None,
+        "bot": name,
         "ply": plies,
-        "rollout": {"trials": rollout, "at_most": rollout_max, "seed": seed} if rollout else None,
+        "rollout": {"trials": rollout, "at_most": settings.rollout_max, "seed": settings.seed} if rollout else None,
         "thresholds": {**{k.replace(" ", "_"): v for k, v in THRESHOLDS.items()},
                        **{k.replace(" ", "_"): v for k, v in LUCK_THRESHOLDS.items()}, "close_cube": CLOSE_CUBE,
                        "unit": "normalised equity per cube (gnubg's EMG)"},
@@ -359,15 +354,12 @@ def _game_summary(game: GameReplay, decisions: list[dict]) -> dict:
             "ended": how, "decisions": len(decisions)}
 
 
-def analyse_mat_text(text: str, bot=None, plies: int = 0, **options) -> dict:
-    """``analyse_record`` of a .mat file's text (``bot``: a model.bot Bot, the shipped network when
-    None); FormatError (a ValueError) with one line for text that is no .mat file or that the rules
-    refuse. The HTTP API's entry."""
-    if bot is None:
-        from model.bot import Bot
-
-        bot = Bot.load()
-    return analyse_record(read_mat(text), bot, plies, **options)
+def analyse_mat_text(text: str, net, settings: ReviewSettings = ReviewSettings(), *, name: str = "net",
+                     device="cpu") -> dict:
+    """``analyse_record`` of a .mat file's text; FormatError (a ValueError) with one line for text that
+    is no .mat file or that the rules refuse. (model/service/match_review.py's ``analyse_match`` gives
+    it a ``Bot``'s network.)"""
+    return analyse_record(read_mat(text), net, settings, name=name, device=device)
 
 
-__all__ = ["SCHEMA", "analyse_mat_text", "analyse_record", "cube_losses"]
+__all__ = ["SCHEMA", "ReviewSettings", "analyse_mat_text", "analyse_record", "cube_losses"]

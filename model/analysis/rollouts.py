@@ -8,7 +8,7 @@ cube and score), N trials each:
   both (so their difference has a much smaller error than either value); the loss becomes the
   rolled-out best minus the play made (0 when the play made comes out ahead);
 * a cube decision: the position is rolled out without dice (no double; double, take), and the
-  decision is judged from the rolled-out equities as at the analysis depth (model/analysis/review.py's
+  decision is judged from the rolled-out equities as at the analysis depth (model/analysis/cube_errors.py's
   ``cube_losses``); a double and its answer share one rollout.
 
 The decision keeps its analysis-depth loss as ``ply_loss`` and gets ``evaluated: "rollout N"`` and a
@@ -19,8 +19,11 @@ from __future__ import annotations
 
 from engine.formats.matfile import DOUBLE, DROP, TAKE
 from engine.formats.matreplay import ROLL
+from model.analysis.cube_errors import cube_losses
 from model.analysis.marks import BAD, VERY_BAD, mark
 from model.cube import decisions as cube
+from model.search.rollout import rollout
+from model.search.rollout_workers import local_trials
 
 STEP_OF_ACTION = {"no double": ROLL, "double": DOUBLE, "take": TAKE, "pass": DROP}
 
@@ -31,31 +34,39 @@ def worst(decisions: list[dict], at_most: int) -> list[int]:
     return sorted(marked, key=lambda i: -decisions[i]["loss"])[:at_most]
 
 
-def roll_out_worst(bot, decisions: list[dict], contexts: list, trials: int, at_most: int, seed: int = 0,
-                   processes: int = 1) -> int:
-    """Roll out the worst decisions (module docstring), updating them in place; ``contexts[i]`` is the
-    (position, model.cube CubeState) of decision i; ``processes``: Bot.rollout's (0: one per core).
-    Returns how many were rolled out."""
+def _roll_out(net, position, dice, trials: int, view, seed: int, processes: int, device, **options):
+    """model.search.rollout.rollout of ``position`` at the cube ``view`` in ``processes`` processes
+    (0: one per core, 1: this one)."""
+    return rollout(net, position, dice, trials, state=view, seed=seed, device=device, engine=local_trials(processes),
+                   **options)
+
+
+def roll_out_worst(net, decisions: list[dict], contexts: list, trials: int, at_most: int, seed: int = 0,
+                   processes: int = 1, device="cpu") -> int:
+    """Roll out the worst decisions (module docstring) with the network ``net`` on ``device``, updating
+    them in place; ``contexts[i]`` is the (position, model.cube CubeState) of decision i; ``processes``:
+    the rollouts' processes (0: one per core, 1: this one). Returns how many were rolled out."""
     cube_results: dict = {}
     chosen = worst(decisions, at_most)
     for i in chosen:
         d, (position, view) = decisions[i], contexts[i]
         d["ply_loss"] = d["loss"]
         if d["kind"] == "move":
-            _checker(bot, d, position, view, trials, seed, processes)
+            _checker(net, d, position, view, trials, seed, processes, device)
         else:
             key = (d["game"], d["position_id"], view)
             if key not in cube_results:
-                cube_results[key] = bot.rollout(position, None, trials, state=view, seed=seed, processes=processes)
+                cube_results[key] = _roll_out(net, position, None, trials, view, seed, processes, device)
             _cube(d, cube_results[key], view)
         d["mark"] = mark(d["loss"])
         d["evaluated"] = f"rollout {trials}"
     return len(chosen)
 
 
-def _checker(bot, d: dict, position, view, trials: int, seed: int, processes: int) -> None:
-    result = bot.rollout(position, d["dice"], trials, state=view, cubeful=True, seed=seed,
-                         plays=[d["best"], d["played"]], processes=processes)
+def _checker(net, d: dict, position, view, trials: int, seed: int, processes: int, device) -> None:
+    dice = (int(d["dice"][0]), int(d["dice"][1]))
+    result = _roll_out(net, position, dice, trials, view, seed, processes, device, cubeful=True,
+                       plays=[d["best"], d["played"]])
     values = {e.label: e.cubeful for e in result.plays}
     played = values[d["played"]]
     best = max(values.values())
@@ -69,8 +80,6 @@ def _checker(bot, d: dict, position, view, trials: int, seed: int, processes: in
 
 
 def _cube(d: dict, result, view) -> None:
-    from model.analysis.review import cube_losses
-
     rolled = result.cube_decision
     norm = rolled["normalised"]
     numbers = {"no_double": norm["no_double"], "double_take": norm["double_take"],

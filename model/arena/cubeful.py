@@ -7,11 +7,11 @@
 
 Every game is an engine.game ``GameState`` and moves only through engine.game's transitions (roll,
 play, double, take, drop, beaver, resignations, finish_game), so whatever the rules refuse raises
-RuleError here too: the players (model/cube/players.py) are never trusted with the rules. A "match"
+RuleError here too: the players (model/players/cube_players.py) are never trusted with the rules. A "match"
 is a MatchState played until it is over: a match to its length, or a money session of
 ``rules.session_games`` games (one if not set).
 
-Mirrored dice (model/arena/pool.py's ``MirroredDice``, as in the cubeless arena): matches 2k and 2k+1 form a
+Mirrored dice (engine/dice.py's ``MirroredDice``, as in the cubeless arena): matches 2k and 2k+1 form a
 pair; player A sits in seat 0 in match 2k and in seat 1 in match 2k+1. Game n of either match throws
 the dice stream (k << 32 | n), so each seat throws the
 same dice, turn by turn, in the first game of both matches, and in later games while the two matches
@@ -46,6 +46,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from engine import game as g
+from engine.dice import MirroredDice
 from engine.formats.matfile import (
     MatchRecord,
     game_record,
@@ -54,11 +55,11 @@ from engine.formats.matfile import (
     rules_options,
     swap_sides,
 )
+from engine.groups import group_starts
 from engine.movegen import legal_plays
 from model.arena.cubeless import MAX_PLIES, ArenaResult
-from model.arena.pool import GamesInPlay, MirroredDice, choose_by_player
-from model.cube.players import CubePlayer
-from model.players.base import group_starts
+from model.arena.pool import GamesInPlay, choose_by_player
+from model.players.cube_players import CubePlayer
 
 ACTIONS = ("double", "take", "drop", "beaver", "resign", "accept", "reject")
 """Names of the cube and resignation actions, as counted and as passed to ``on_action``."""

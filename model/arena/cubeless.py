@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from engine.dice import MirroredDice
 from engine.formats.matfile import GameRecord, MatchRecord, money_session, move_action, player_names
 from engine.movegen import legal_plays
-from model.arena.pool import CubelessGames, MirroredDice, choose_by_player
+from model.arena.pool import CubelessGames, choose_by_player
 from model.players.base import Player
 
 MAX_PLIES = 3000

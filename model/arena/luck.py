@@ -13,7 +13,7 @@ and needs no rule for which rolls an opening can be.
 
 The judge is a player made from a checkpoint spec as the arena's players are (bear-offs from the
 exact databases by default, model/net/evaluator.py); backgammon judges may look at pubeval's best
-``prune`` plays of each roll only (model/search/luck.py, as rollouts do), which keeps the mean at zero
+``prune`` plays of each roll only (model/search/top_plays.py, as rollouts do), which keeps the mean at zero
 too and costs about a quarter of judging every legal play of every roll.
 """
 
@@ -23,11 +23,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from engine.groups import group_argmax
 from engine.movegen import ROLL_INDEX, ROLL_WEIGHTS
 from model.net.equity import cubeless_equity
-from model.players.base import group_argmax
-from model.players.net_player import child_probabilities
-from model.search.luck import ROLLS, roll_plays
+from model.net.evaluator import child_probabilities
+from model.search.top_plays import ROLLS, roll_plays
 
 CHUNK = 256
 """Positions per judge call: 21 rolls of 256 positions are some 100,000 children at all plays."""

@@ -19,11 +19,12 @@ from functools import lru_cache
 
 import numpy as np
 
+from engine.cube_state import CubeOwner
 from model.cube.met import DEFAULT_MET, MAX_AWAY, MatchEquityTable, load_met
 from model.net.equity import LOSE_BACKGAMMON, LOSE_GAMMON, WIN, WIN_BACKGAMMON, WIN_GAMMON
 
-CENTRED, ME, OPPONENT = "centred", "me", "opponent"
-OWNERS = (CENTRED, ME, OPPONENT)
+CENTRED, ME, OPPONENT = CubeOwner.CENTRED, CubeOwner.ME, CubeOwner.OPPONENT
+OWNERS = tuple(CubeOwner)
 
 
 # ---------------------------------------------------------------- the cube and score

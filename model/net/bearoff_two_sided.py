@@ -24,7 +24,8 @@ with E(empty, y) = +1 and E(x, empty) = -1 in every state. Each state plays its 
 Money game without gammons, so the Jacoby rule changes nothing; beavers (an immediate redouble by
 the taker) are ignored, as the cube to 64 limit (never reached in a bear-off this short).
 No equity here ever exceeds 1 (the opponent can always pass), so "too good to double" (playing on
-worth more than the pass) does not occur; a sure win is a double and pass.
+worth more than the pass) does not occur; a sure win is a double and pass. The cube decision built
+on these tables is model/cube/exact_bearoff.py's.
 
 Both tables are solved by a recursion over the total pip count pips(x) + pips(y), which every play
 lowers, one level at a time, vectorised with numpy over the pairs of a level and the plays of each
@@ -34,11 +35,11 @@ Under ten seconds on two shared cores; cached on disk next to the one-sided data
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from math import comb
 
 import numpy as np
 
+from engine.cube_state import CubeOwner
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.bearoff import (
     VERSION,
@@ -55,13 +56,8 @@ TWO_SIDED_CHECKERS = 6
 N_TWO_SIDED = comb(TWO_SIDED_CHECKERS + 6, 6)  # 924 boards of 0..6 checkers
 TWO_SIDED_FILE = f"bearoff-two-sided-v{VERSION}.npz"
 
-CENTRED, MOVER, OPPONENT = "centred", "mover", "opponent"
-"""Cube owner, seen by the side on roll: nobody (centred), the side on roll, the other side.
-"me" (model.match_equity.ME) is accepted for MOVER."""
-_OWNER_CODES = {CENTRED: 0, MOVER: 1, "me": 1, OPPONENT: 2}
-
-NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS, TOO_GOOD = "no double", "double, take", "double, pass", "too good"
-_EPS = 1e-9  # equities closer than this count as equal
+_OWNER_CODES = {CubeOwner.CENTRED: 0, CubeOwner.ME: 1, CubeOwner.OPPONENT: 2}
+"""The tables' cube states C, O and U (below) by the owner as the side on roll sees it."""
 
 
 def _plays_by_roll():
@@ -166,50 +162,34 @@ def two_sided_win(positions, directory=None) -> np.ndarray:
 def _owner_codes(cube_owner, n: int) -> np.ndarray:
     owners = np.broadcast_to(np.asarray(cube_owner), (n,))
     try:
-        return np.array([_OWNER_CODES[str(o)] for o in owners], dtype=np.int64)
-    except KeyError as exc:
-        raise ValueError(f"cube_owner must be one of {sorted(_OWNER_CODES)}, got {exc}") from None
+        return np.array([_OWNER_CODES[CubeOwner(str(o))] for o in owners], dtype=np.int64)
+    except ValueError as exc:
+        raise ValueError(f"cube_owner must be one of {', '.join(CubeOwner)}: {exc}") from None
 
 
-@dataclass
-class CubeDecision:
-    """Money cube decision of the side on roll, per unit of the current cube (arrays (B,)).
-
-    no_double: equity of rolling without doubling; double_take: 2 ND_U (the opponent owns the
-    doubled cube); double_pass: 1; equity: the best of rolling on and doubling (the opponent taking
-    or passing, whichever is worse for me); decision: NO_DOUBLE, DOUBLE_TAKE, DOUBLE_PASS or TOO_GOOD
-    (playing on beats the pass by more than 1e-9: impossible without gammons). The opponent takes
-    when double_take <= 1 (+1e-9: a take at the exact take point), and I double when that gains
-    more than 1e-9, or when the opponent would pass and rolling on gains nothing over the pass.
-    """
-
-    no_double: np.ndarray
-    double_take: np.ndarray
-    double_pass: np.ndarray
-    equity: np.ndarray
-    decision: np.ndarray
-
-
-def cube_decision(positions, cube_owner=CENTRED, directory=None) -> CubeDecision:
-    """Exact money cube decisions for the side on roll, which must have access to the cube
-    (``cube_owner`` CENTRED or MOVER, one for the batch or one per row)."""
+def two_sided_no_double(positions, cube_owner=CubeOwner.CENTRED, directory=None) -> np.ndarray:
+    """(B,) float64: exact money equity of the side on roll per unit of the cube if it does not double
+    now, ``cube_owner`` (engine.cube_state.CubeOwner, one for the batch or one per row) CENTRED or ME:
+    the side on roll must have access to the cube (ND_C or ND_O above)."""
     x, y = _pairs(positions)
     db = two_sided(directory)
     codes = _owner_codes(cube_owner, len(x))
     if (codes == 2).any():
         raise ValueError("the side on roll has no access to the cube when the opponent owns it")
-    nd = np.where(codes == 0, db["nd_centred"][x, y], db["nd_mover"][x, y])
-    take = 2.0 * db["nd_opponent"][x, y]
-    passes = take > 1.0 + _EPS
-    decision = np.where(passes, np.where(nd > 1.0 + _EPS, TOO_GOOD, DOUBLE_PASS),
-                        np.where(take > nd + _EPS, DOUBLE_TAKE, NO_DOUBLE))
-    return CubeDecision(nd, take, np.ones(len(x)), _with_access(nd, take / 2.0), decision)
+    return np.where(codes == 0, db["nd_centred"][x, y], db["nd_mover"][x, y])
 
 
-def two_sided_cubeful(positions, cube_owner=CENTRED, directory=None) -> np.ndarray:
+def two_sided_take(positions, directory=None) -> np.ndarray:
+    """(B,) float64: the side on roll's double/take equity per unit of the current cube, 2 ND_U (the
+    opponent owns the doubled cube)."""
+    x, y = _pairs(positions)
+    return 2.0 * two_sided(directory)["nd_opponent"][x, y]
+
+
+def two_sided_cubeful(positions, cube_owner=CubeOwner.CENTRED, directory=None) -> np.ndarray:
     """(B,) float64: exact cubeful money equity of the side on roll per unit of the cube, both sides
-    doubling, taking and playing optimally; ``cube_owner`` CENTRED, MOVER or OPPONENT (seen by the
-    side on roll; one for the batch or one per row)."""
+    doubling, taking and playing optimally; ``cube_owner`` an engine.cube_state.CubeOwner (seen by
+    the side on roll; one for the batch or one per row)."""
     x, y = _pairs(positions)
     db = two_sided(directory)
     codes = _owner_codes(cube_owner, len(x))
@@ -219,6 +199,5 @@ def two_sided_cubeful(positions, cube_owner=CENTRED, directory=None) -> np.ndarr
                      nd_u)
 
 
-__all__ = ["CENTRED", "DOUBLE_PASS", "DOUBLE_TAKE", "MOVER", "NO_DOUBLE", "N_TWO_SIDED", "OPPONENT",
-           "TOO_GOOD", "CubeDecision", "build_two_sided", "cube_decision", "two_sided", "two_sided_cubeful",
-           "two_sided_mask", "two_sided_win"]
+__all__ = ["N_TWO_SIDED", "build_two_sided", "two_sided", "two_sided_cubeful", "two_sided_mask", "two_sided_no_double",
+           "two_sided_take", "two_sided_win"]

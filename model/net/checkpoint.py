@@ -7,7 +7,7 @@
 
 The file's suffix says how the dict is stored:
 
-- ``.safetensors``: the shipped nets and any weights meant for play (``train.py --out X.safetensors``).
+- ``.safetensors``: the shipped nets and any weights meant for play (``nardibot train --out X.safetensors``).
   The weights are float32 arrays in the safetensors format (a JSON header, then the raw bytes: there
   is nothing to unpickle), every other field is a string of the header's metadata (numbers in
   decimal, dicts as JSON). numpy reads it with the ``safetensors`` package, without torch. It holds
@@ -260,24 +260,3 @@ def load_net(path: str | os.PathLike, game: str | None = None, device="cpu",
     except (KeyError, RuntimeError, TypeError, ValueError) as e:
         raise CheckpointError(f"{path}: weights do not fit the network it describes ({str(e).splitlines()[0]})")
     return net.to(device).eval(), blob
-
-
-def load_player(path: str | os.PathLike, game: str | None = None, device="cpu",
-                exact_endgames: bool | None = None, race: bool | str | os.PathLike = False):
-    """A NetPlayer from a checkpoint file (see load_net for the checks); numpy inference on the CPU.
-    ``exact_endgames``: bear-off positions from the databases (model/net/evaluator.py; None: its
-    EXACT_ENDGAMES default). ``race``: positions without contact from a race net (model/net/race.py):
-    True for the shipped one, or its path."""
-    from model.net.evaluator import with_exact_endgames
-    from model.players.net_player import NetPlayer
-
-    net, _ = load_net(path, game, device, backend="auto")
-    if race:
-        from model.net.race import RACE_NET, RaceSplit, load_race_net
-
-        race_net = load_race_net(RACE_NET if race is True else race, device)
-        try:
-            net = RaceSplit(net, race_net)
-        except ValueError as e:  # a main net of another game
-            raise CheckpointError(f"{path}: {e}") from None
-    return NetPlayer(with_exact_endgames(net, exact_endgames), device=device, name=Path(path).stem)

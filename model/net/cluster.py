@@ -1,5 +1,5 @@
-"""Ray, for the commands that spread work over processes or machines (train.py --actors,
-evaluate.py rollout --workers): join a running cluster, or start one on this machine.
+"""Ray, for the commands that spread work over processes or machines (nardibot train --actors,
+nardibot rollout --workers): join a running cluster, or start one on this machine.
 
 Ray is imported only when one of these is called; the plain install and the [train] extra need none.
 """

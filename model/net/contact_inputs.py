@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.board import BAR, OPP_BAR, POINTS
-from engine.movegen import ALL_ROLLS
+from model.net.contact_tables import ENTER_LOSS, ESCAPES, ESCAPES_BEYOND, UNITS
 
 from .contact_hits import BAR_BIT, highest_bit, hit_features
 
@@ -63,62 +63,8 @@ def contact_index(name: str, side: int = 0) -> int:
     return side * HALF_CONTACT + 100 + FEATURE_NAMES.index(name)
 
 
-# --- tables -------------------------------------------------------------------------------------
+# --- tables (model/net/contact_tables.py) and constants ------------------------------------------
 
-def _unit_table() -> np.ndarray:
-    """(16, 4): the four units of a point holding 0..15 checkers."""
-    n = np.arange(16)
-    return np.stack([n == 1, n == 2, n >= 3, np.maximum(n - 3, 0) / 2], axis=1).astype(np.float32)
-
-
-def _escape_tables() -> tuple[np.ndarray, np.ndarray]:
-    """(4096,) escape counts for each 12-bit mask of blocked points ahead (bit i: i+1 pips ahead).
-
-    gnubg's definition of an escaping roll: the checker can travel the whole roll, i.e. the point
-    d1+d2 ahead is open and so is the stop after the first die (either order; d ahead for a double).
-    Points more than 12 ahead do not count. The second table (gnubg's Escapes1, used for
-    BACK_RESCAPES) counts only rolls that also land beyond the nearest blocked point, and is 0 when
-    nothing ahead is blocked.
-    """
-    masks = np.arange(4096)
-    blocked = ((masks[:, None] >> np.arange(12)) & 1).astype(bool)  # (4096, 12)
-    nearest = np.where(blocked.any(1), np.argmax(blocked, axis=1), 99)
-    plain = np.zeros(4096, dtype=np.int64)
-    beyond = np.zeros(4096, dtype=np.int64)
-    for high, low in ALL_ROLLS:
-        ways = 1 if high == low else 2
-        free = ~blocked[:, high + low - 1] & ~(blocked[:, high - 1] & blocked[:, low - 1])
-        plain += ways * free
-        beyond += ways * (free & (high + low - 1 > nearest))
-    return plain, beyond
-
-
-def _enter_loss_table() -> np.ndarray:
-    """(2, 64): pips lost per 36 rolls while on the bar, by [two or more on the bar, closed-points mask].
-
-    A die is lost when its entry point is closed and the checker cannot use it otherwise: with one
-    checker on the bar only when both dice are closed (then the whole roll is lost; a double counts
-    four times its die); with two or more, each closed die is lost.
-    """
-    table = np.zeros((2, 64), dtype=np.float64)
-    for mask in range(64):
-        closed = [bool(mask >> (d - 1) & 1) for d in range(1, 7)]
-        for two in (0, 1):
-            loss = 0
-            for high, low in ALL_ROLLS:
-                if high == low:
-                    loss += 4 * high * closed[high - 1]
-                elif closed[high - 1] and closed[low - 1]:
-                    loss += 2 * (high + low)
-                elif two:
-                    loss += 2 * (high * closed[high - 1] + low * closed[low - 1])
-            table[two, mask] = loss
-    return table
-
-
-_UNITS = _unit_table()
-_ESCAPES, _ESCAPES_BEYOND = _escape_tables()
-_ENTER_LOSS = _enter_loss_table().ravel()  # index 64 * (two or more on the bar) + closed mask
 _INDEX = np.arange(25)
 _CONTAIN_FROM = np.arange(-1, 9)  # containment is measured for an enemy checker on each of these indices
 _MOBILE = np.arange(6, 25)  # our checkers outside home (and the bar) for mobility
@@ -322,12 +268,12 @@ def back_escapes(s: Sides):
     When that checker is on the bar, these are the escapes of a re-entering checker (from our
     "point 0": the 12 points from our 1-point on)."""
     window = escapes_ahead(s.held, s.opp_back)
-    return np.stack([_ESCAPES[window], _ESCAPES_BEYOND[window]]) / 36.0
+    return np.stack([ESCAPES[window], ESCAPES_BEYOND[window]]) / 36.0
 
 
 _CONTAINED = _float32_table(1.0 - np.arange(37) / 36.0)  # by the fewest escaping rolls
 _CONTAINED2 = _float32_table((1.0 - np.arange(37) / 36.0) ** 2)
-_ESCAPES8 = _ESCAPES.astype(np.int8)
+_ESCAPES8 = ESCAPES.astype(np.int8)
 
 
 def containment(s: Sides):
@@ -345,7 +291,7 @@ def containment(s: Sides):
     return np.stack([_CONTAINED[acontain], _CONTAINED2[acontain], _CONTAINED[contain], _CONTAINED2[contain]])
 
 
-_ESCAPES32 = _ESCAPES.astype(np.float32)
+_ESCAPES32 = ESCAPES.astype(np.float32)
 _MOBILE_WEIGHT = (_MOBILE - 5).astype(np.float32)
 
 
@@ -366,7 +312,7 @@ def moment2(s: Sides):
     return -(-spread // np.maximum(n0, 1)) / 400.0
 
 
-_ENTER = _float32_table(_ENTER_LOSS / (36.0 * 49.0 / 6.0))
+_ENTER = _float32_table(ENTER_LOSS / (36.0 * 49.0 / 6.0))
 _ENTER2 = _float32_table(1.0 - (1.0 - _POPCOUNT_OF_SIX / 6.0) ** 2)
 
 
@@ -472,7 +418,7 @@ def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None, race: b
     if out is None:
         out = np.empty((b, 2 * HALF_CONTACT + 3 * race), dtype=np.float32)
     halves = out[:, : 2 * HALF_CONTACT].reshape(b, 2, HALF_CONTACT)  # a view: splits the column axis
-    halves[:, :, :100] = np.take(_UNITS, own, axis=0).reshape(b, 2, 100)
+    halves[:, :, :100] = np.take(UNITS, own, axis=0).reshape(b, 2, 100)
     sides = prepare(own, opp)
     _write_features(halves[:, :, 100:], sides)
     if race:
@@ -513,7 +459,7 @@ def race_inputs(positions: np.ndarray) -> np.ndarray:
     own, _ = both_sides(positions)
     n = len(own)
     half = np.zeros((n, HALF_RACE), dtype=np.float32)
-    half[:, :92] = np.take(_UNITS, own[:, :23], axis=0).reshape(n, 92)
+    half[:, :92] = np.take(UNITS, own[:, :23], axis=0).reshape(n, 92)
     off = 15 - own.sum(1)
     rows = np.flatnonzero((off >= 1) & (off <= 14))
     half[rows, 91 + off[rows]] = 1.0

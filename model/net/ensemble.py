@@ -8,16 +8,14 @@ decisions, rollouts, the label jobs) takes it unchanged. For positions (B, 28) s
 
 The nets may differ in shape and inputs (a two-layer and a three-layer run, feature versions of the
 same game); they must play the same game and give the same outcomes. An ensemble of two
-independently trained self-play nets plays better than either (docs/strength_levers.md, "Session
+independently trained self-play nets plays better than either (experiments/nardi.md, "Session
 24"), so its values are a teacher the nets are not (scripts/two_ply_labels.py ``--teacher-also``).
 
 A player spec joins the checkpoints with commas (``a.safetensors,b.safetensors``, with the usual
-suffixes after the last one; model/players/registry.py); ``load_mean_player`` loads it.
+suffixes after the last one; model/players/registry.py); model.net.loader.load_mean_evaluator loads it.
 """
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import numpy as np
 
@@ -57,22 +55,4 @@ class MeanNet:
         return f"MeanNet({', '.join(repr(net) for net in self.nets)})"
 
 
-def load_mean_player(paths, game: str | None = None, device="cpu", exact_endgames: bool | None = None):
-    """A NetPlayer playing by the mean of the checkpoints ``paths`` (two or more; numpy inference on
-    the CPU), bear-offs as ``load_player``'s. CheckpointError for a checkpoint of another game or
-    with other outcomes than the first's."""
-    from model.net.checkpoint import CheckpointError, load_net
-    from model.net.evaluator import with_exact_endgames
-    from model.players.net_player import NetPlayer
-
-    paths = [Path(p) for p in paths]
-    nets = [load_net(path, game, device, backend="auto")[0] for path in paths]
-    try:
-        mean = MeanNet(nets)
-    except ValueError as e:
-        raise CheckpointError(f"{', '.join(map(str, paths))}: {e}") from None
-    return NetPlayer(with_exact_endgames(mean, exact_endgames), device=device,
-                     name="mean(" + ",".join(p.stem for p in paths) + ")")
-
-
-__all__ = ["MeanNet", "load_mean_player"]
+__all__ = ["MeanNet"]

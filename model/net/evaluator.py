@@ -1,8 +1,14 @@
-"""Exact endgames: a network whose bear-off positions are answered by the databases instead.
+"""The one interface of everything that scores positions, and exact endgames behind it.
 
-``ExactEndgames(net)`` has the networks' interface (``config``, ``probabilities(positions, device)``,
-``eval()``), so every consumer that takes a net (players, look-ahead, hint, cube decisions, rollouts,
-the TD actor) takes it unchanged. For positions (B, 28) seen by the side on roll:
+``Evaluator`` is what every consumer of a network takes (players, look-ahead, hint, cube decisions,
+rollouts, the TD actor): ``config`` (a NetConfig: the game, the outputs), ``probabilities(positions,
+device)`` for a batch of positions seen by the side on roll, and ``eval()``. The torch network
+(model/net/network.py), its numpy twin (inference.py), the race split (race.py), the ensemble mean
+(ensemble.py), the lookup-table forward pass (table_forward.py) and ``ExactEndgames`` below implement
+it; ``child_probabilities`` scores the children of a batch of positions with one call.
+
+``ExactEndgames(net)`` is an Evaluator whose bear-off positions are answered by the databases instead
+of ``net``. For positions (B, 28) seen by the side on roll:
 
     bearoff_mask(p)                         -> bearoff_probabilities(p)   (model/net/bearoff.py)
     backgammon and two_sided_mask(p)        -> [W(x, y), 0, 0, 0, 0]      (model/net/bearoff_two_sided.py)
@@ -13,16 +19,56 @@ gammons). The one-sided numbers are exact when both sides play for speed, the us
 approximation otherwise (see bearoff.py). Only the rows that need it go to the network: one call
 for the rest of the batch, as before.
 
-Nets loaded *for play* (``model.net.checkpoint.load_player``, ``model.Bot.load``) are wrapped when
+Nets loaded *for play* (``model.net.loader.load_evaluator``, ``model.Bot.load``) are wrapped when
 ``EXACT_ENDGAMES`` is True or when asked for explicitly; training always gets the raw torch module.
 """
 
 from __future__ import annotations
 
+from typing import Protocol, runtime_checkable
+
 import numpy as np
 
+from engine.board import CHECKERS, OFF, flip, winner_score
 from model.net.bearoff import bearoff_mask, bearoff_probabilities
-from model.net.equity import WIN
+from model.net.bearoff_two_sided import two_sided_mask, two_sided_win
+from model.net.equity import WIN, flip_probs, outcome_targets
+
+
+@runtime_checkable
+class Evaluator(Protocol):
+    """Scores a batch of positions: anything a player, a search or a trainer can play with."""
+
+    config: object
+    """The net's NetConfig: ``game``, ``outputs`` (the outcome probabilities it gives) and its inputs."""
+
+    def probabilities(self, positions: np.ndarray, device="cpu") -> np.ndarray:
+        """Outcome probabilities (B, K) float of positions (B, 28) int8 seen by the side on roll:
+        win, win-gammon, win-backgammon, lose-gammon, lose-backgammon (model/net/equity.py)."""
+        ...
+
+    def eval(self):
+        """Inference mode (a torch module's ``eval``); returns the evaluator."""
+        ...
+
+
+def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
+    """Outcome probabilities (N, K) of each child from the view of the side that just moved.
+
+    One network call for the whole batch: the children are flipped so the opponent is on roll,
+    scored, and the probabilities flipped back. Finished games get their exact outcome.
+    """
+    game = net.config.game
+    done = np.flatnonzero(children[:, OFF] == CHECKERS)
+    if len(done) == 0:  # most calls: every child goes to the network, no rows picked out and put back
+        return flip_probs(game, net.probabilities(flip(game, children), device))
+    going = np.flatnonzero(children[:, OFF] != CHECKERS)
+    probs = np.empty((len(children), net.config.outputs))
+    if len(going):
+        probs[going] = flip_probs(game, net.probabilities(flip(game, children[going]), device))
+    probs[done] = outcome_targets(game, winner_score(game, children[done]))
+    return probs
+
 
 EXACT_ENDGAMES = True
 """Default for nets loaded for play (load_player, Bot.load, player specs without a suffix): on, since
@@ -56,8 +102,6 @@ class ExactEndgames:
         rows = np.flatnonzero(exact)
         out[rows] = bearoff_probabilities(game, positions[rows])
         if self.two_sided:
-            from model.net.bearoff_two_sided import two_sided_mask, two_sided_win
-
             small = rows[two_sided_mask(positions[rows])]
             if len(small):
                 out[small] = 0.0  # at most 6 checkers a side left: at least 9 off, no gammons
@@ -77,4 +121,4 @@ def with_exact_endgames(net, exact: bool | None = None):
     return net.net if isinstance(net, ExactEndgames) else net
 
 
-__all__ = ["EXACT_ENDGAMES", "ExactEndgames", "with_exact_endgames"]
+__all__ = ["EXACT_ENDGAMES", "Evaluator", "ExactEndgames", "child_probabilities", "with_exact_endgames"]

@@ -159,10 +159,10 @@ def unit_slots(game: str, version: int | None = None) -> tuple[np.ndarray, np.nd
     version = check_version(game, version)
     if game == "backgammon" and version == 3:  # two halves of 125: the 25 points' 4 units, then features
         half = np.arange(100).reshape(25, 4)
-        return np.concatenate([half, half + _contact.HALF_CONTACT]), _contact._UNITS
+        return np.concatenate([half, half + _contact.HALF_CONTACT]), _contact.UNITS
     if game == "backgammon" and version == RACE_VERSION:  # two halves of 108: points 1..23's 4 units first
         half = np.arange(92).reshape(23, 4)
-        return np.concatenate([half, half + _contact.HALF_RACE]), _contact._UNITS
+        return np.concatenate([half, half + _contact.HALF_RACE]), _contact.UNITS
     if game == "nardi" and version == 2:  # two halves of HALF: the 24 points' 4 units, then features
         half = np.arange(96).reshape(24, 4)
         return np.concatenate([half, half + _nardi.HALF]), _nardi.UNITS

@@ -49,7 +49,7 @@ import numpy as np
 
 from engine.board import OFF, POINTS, flip
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
-from model.net.contact_inputs import _ESCAPES as ESCAPES_BY_MASK
+from model.net.contact_tables import ESCAPES as ESCAPES_BY_MASK
 
 FEATURE_NAMES = (
     "off", "any_off", "all_home", "head", "head_any", "pips", "home_pips", "outside", "unpassed",

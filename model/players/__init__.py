@@ -1,8 +1,9 @@
-"""Players: the ``Player`` interface (``base``), every player behind one name (``registry``), the
-network player (``net_player``), the network looking ahead (``lookahead_player``) and the baselines
-(``heuristic``, ``pubeval``, ``gnubg``).
+"""The policy: every player behind one name (``registry``), the ``Player`` interface (``base``), the
+network player (``net_player``, with the loaders of checkpoints as players), the network looking
+ahead (``lookahead_player``), the baselines (``heuristic``, ``pubeval_player``, ``gnubg``), the one
+cube-aware choice of checker play and of every cube action (``cube_policy.CubePolicy``, used by hint,
+play, serve, the arena and the analysis) and cube players for batches of game states
+(``cube_players``).
 
-A player picks one play per position for a batch; it knows nothing of the cube.
-Imports: ``engine`` and ``model.net``; ``lookahead_player`` alone also ``model.cube.policy`` (the one
-ranking of plays at n plies, hint's), and the registry imports it only when a spec asks for look-ahead.
+Layer: above search, below the arena, training and analysis.
 """

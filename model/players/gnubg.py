@@ -28,7 +28,8 @@ import importlib
 import numpy as np
 
 from engine.board import BAR, CHECKERS, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF, POINTS, flip, winner_score
-from model.players.base import Player, group_starts
+from engine.groups import group_starts
+from model.players.base import Player
 
 PLIES = (0, 1, 2)
 

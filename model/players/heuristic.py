@@ -17,9 +17,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.board import BAR, HEAD, OFF, OPP_BAR, POINTS, flip, pips
+from engine.groups import group_starts
 from engine.movegen import ALL_ROLLS
 from model.net.shots import hits_by_roll
-from model.players.base import Player, group_starts
+from model.players.base import Player
 
 # ----------------------------------------------------------------------------------------------
 # Backgammon: shots at blots

@@ -1,7 +1,7 @@
 """A network that looks ahead: for every game of the batch, the play with the best cubeless money
 equity (long nardi: cubeless equity) at ``plies``.
 
-The plays are ranked exactly as ``hint --ply N`` ranks them, by model/cube/policy.py's
+The plays are ranked exactly as ``hint --ply N`` ranks them, by model/players/cube_policy.py's
 ``CubePolicy.rank_plays`` (checker play "cubeless" at a money game's centred cube of 1 without the
 Jacoby rule, which is the plain cubeless equity): every legal result valued at 0-ply, the best few
 (the move filter: at most 8 within 0.16 equity of the best) looked at ``plies`` deeper with
@@ -9,7 +9,7 @@ model/search/lookahead.py, all games' candidates in one look-ahead call per turn
 differs: it values plays cubefully. A game with one legal play (forced, or no play) is not looked at:
 its play is made without the search.
 
-This module imports model.cube.policy (the one ranking of plays); model/players/registry.py imports
+This module imports model.players.cube_policy (the one ranking of plays); model/players/registry.py imports
 it only when a checkpoint spec asks for look-ahead.
 """
 
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from engine.groups import group_starts
 from model.cube.decisions import CENTRED, money
-from model.cube.policy import CubePolicy
-from model.players.base import group_starts
+from model.players.cube_policy import CubePolicy
 from model.players.net_player import NetPlayer
 
 CUBELESS_MONEY = money(CENTRED, 1, jacoby=False, beavers=False)

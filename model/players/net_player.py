@@ -8,31 +8,17 @@ has borne off its last checker is not scored by the network: its outcome is know
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
-from engine.board import CHECKERS, OFF, flip, winner_score
-from model.net.equity import cubeless_equity, flip_probs, outcome_targets
-from model.players.base import Player, group_argmax
-
-
-def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
-    """Outcome probabilities (N, K) of each child from the view of the side that just moved.
-
-    One network call for the whole batch: the children are flipped so the opponent is on roll,
-    scored, and the probabilities flipped back. Finished games get their exact outcome.
-    """
-    game = net.config.game
-    done = np.flatnonzero(children[:, OFF] == CHECKERS)
-    if len(done) == 0:  # most calls: every child goes to the network, no rows picked out and put back
-        return flip_probs(game, net.probabilities(flip(game, children), device))
-    going = np.flatnonzero(children[:, OFF] != CHECKERS)
-    probs = np.empty((len(children), net.config.outputs))
-    if len(going):
-        probs[going] = flip_probs(game, net.probabilities(flip(game, children[going]), device))
-    probs[done] = outcome_targets(game, winner_score(game, children[done]))
-    return probs
+from engine.groups import group_argmax
+from model.net.equity import cubeless_equity
+from model.net.evaluator import child_probabilities
+from model.net.loader import load_evaluator, load_mean_evaluator
+from model.players.base import Player
 
 
 class NetPlayer(Player):
@@ -57,3 +43,16 @@ class NetPlayer(Player):
     def select(self, positions, dice, children, parent):
         self.last_probs = child_probabilities(self.net, children, self.device)
         return group_argmax(self.utility(self.last_probs), parent, len(positions))
+
+
+def load_player(path: str | os.PathLike, game: str | None = None, device="cpu",
+                exact_endgames: bool | None = None, race: bool | str | os.PathLike = False) -> NetPlayer:
+    """A NetPlayer from a checkpoint file: model.net.loader.load_evaluator's net, named by the file."""
+    net = load_evaluator(path, game, device, exact_endgames, race)
+    return NetPlayer(net, device=device, name=Path(path).stem)
+
+
+def load_mean_player(paths, game: str | None = None, device="cpu", exact_endgames: bool | None = None) -> NetPlayer:
+    """A NetPlayer playing by the mean of the checkpoints ``paths`` (model.net.loader.load_mean_evaluator)."""
+    net = load_mean_evaluator(paths, game, device, exact_endgames)
+    return NetPlayer(net, device=device, name="mean(" + ",".join(Path(p).stem for p in paths) + ")")

@@ -28,6 +28,9 @@ from pathlib import Path
 from engine.board import check_game
 from model.players.base import Player, RandomPlayer
 from model.players.heuristic import HeuristicPlayer
+from model.players.lookahead_player import LookaheadPlayer
+from model.players.net_player import load_mean_player, load_player
+from model.players.pubeval_player import PubevalPlayer
 
 
 def _gnubg(ply: int):
@@ -40,8 +43,6 @@ def _gnubg(ply: int):
 
 
 def _pubeval(game: str, seed: int | None) -> Player:
-    from model.players.pubeval import PubevalPlayer
-
     return PubevalPlayer(game)
 
 
@@ -92,16 +93,10 @@ def make_player(spec: str, game: str, device: str = "cpu", seed: int | None = No
     if len(paths) > 1:
         if parsed.race:
             raise ValueError("+race is for one checkpoint, not an ensemble of several")
-        from model.net.ensemble import load_mean_player  # lazy: the network code
-
         player = load_mean_player(paths, game=game, device=device, exact_endgames=parsed.exact)
     else:
-        from model.net.checkpoint import load_player  # lazy: needs torch and the network code
-
         player = load_player(paths[0], game=game, device=device, exact_endgames=parsed.exact, race=parsed.race)
     if parsed.plies:
-        from model.players.lookahead_player import LookaheadPlayer  # lazy: it ranks through model.cube
-
         player = LookaheadPlayer(player.net, parsed.plies, device=device, name=player.name)
     player.name += parsed.suffix
     return player

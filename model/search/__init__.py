@@ -1,8 +1,8 @@
-"""Looking further than the network: n-ply look-ahead (``lookahead``) and rollouts (``rollout``: the
-candidates and statistics; ``trials``: the batched trials themselves; ``rollout_workers``: the
-trials spread over Ray workers).
+"""Looking further than the network: n-ply look-ahead and the move filter (``lookahead``), rollouts
+(``rollout``: the candidates and statistics; ``trials``: the batched trials themselves;
+``rollout_workers``: the trials spread over processes or Ray workers) and, for the rollouts' variance
+reduction, a few good plays of each roll found by pubeval's score (``top_plays``).
 
-Imports: ``engine``, ``model.net``, ``model.players``, ``model.cube.decisions`` (cube decisions in
-cubeful rollouts; ``model.cube.policy`` in turn uses ``lookahead``, never the rollouts) and
-``model.arena.pool`` (its counter-based dice).
+Layer: above cube theory (cubeful rollouts decide the cube with ``model.cube.decisions``), below the
+players (``model.players.cube_policy`` looks ahead through ``lookahead``).
 """

@@ -12,7 +12,7 @@ A finished game scores its exact result. Every level is one move-generator call 
 for the whole frontier: positions x rolls.
 
 Which candidates of a root position are looked at that deeply (a move filter in the spirit of
-gnubg's) is the policy's decision: model/cube/policy.py's ``CubePolicy.rank_plays``.
+gnubg's) is the policy's decision: model/players/cube_policy.py's ``CubePolicy.rank_plays``.
 
 ``net`` is anything with ``config`` and ``probabilities(positions, device)``: a model.net.network.OutcomeNet
 or a model.net.inference.NumpyNet.
@@ -23,17 +23,17 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import CHECKERS, OFF, flip, winner_score
+from engine.groups import group_argmax, group_rank
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
-from model.players.base import group_argmax
-from model.players.net_player import child_probabilities
-from model.search.luck import roll_plays
+from model.net.evaluator import child_probabilities
+from model.search.top_plays import roll_plays
 
 
 def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu", prune: int = 0) -> np.ndarray:
     """n-ply probabilities (B, K) of positions (B, 28), each for its side on roll. ``prune`` = K > 0
     (backgammon): each roll's best play is chosen among the K that pubeval scores highest, at every
-    level (model/search/luck.py's ``roll_plays``), instead of among every legal play."""
+    level (model/search/top_plays.py's ``roll_plays``), instead of among every legal play."""
     game = net.config.game
     positions = np.asarray(positions, dtype=np.int8)
     if plies <= 0 or len(positions) == 0:
@@ -70,9 +70,22 @@ def child_probabilities_ahead(net, children: np.ndarray, plies: int, device="cpu
     return out
 
 
-def move_filter(util: np.ndarray, keep: int = 8, margin: float = 0.16) -> np.ndarray:
+MOVE_FILTER_KEEP, MOVE_FILTER_MARGIN = 8, 0.16
+"""The move filter of every deeper look (look-ahead at plies > 0, hint, rollouts' candidates and their
+trials' checker play): at most 8 plays within 0.16 equity of the best, as gnubg's default."""
+
+
+def move_filter(util: np.ndarray, keep: int = MOVE_FILTER_KEEP, margin: float = MOVE_FILTER_MARGIN) -> np.ndarray:
     """The plays worth a closer look, best first: at most ``keep`` of the children of ONE position,
     each within ``margin`` of the best utility (ties keep the generator's order)."""
     order = np.argsort(-util, kind="stable")
     cand = order[:keep]
     return cand[util[cand] >= util[order[0]] - margin]
+
+
+def move_filter_mask(util: np.ndarray, parent: np.ndarray, n: int, keep: int = MOVE_FILTER_KEEP,
+                     margin: float = MOVE_FILTER_MARGIN) -> np.ndarray:
+    """``move_filter`` for the children (N,) of a batch of ``n`` positions (``parent`` sorted): (N,) bool,
+    the children the filter keeps (the same plays as ``move_filter`` of each position's block)."""
+    top = util[group_argmax(util, parent, n)][parent]
+    return (group_rank(util, parent, n) < keep) & (util >= top - margin)

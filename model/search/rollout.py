@@ -2,7 +2,7 @@
 
     result = rollout(net, position, dice=[3, 1], trials=1296)      # candidate plays, ranked
     result = rollout(net, position, trials=1296, state=CubeState()) # cubeless value + cube decision
-    result.to_json()                                                # model/cli/rollout.py's schema
+    result.to_json()                                                # nardibot/cli/cmd_rollout.py's schema
 
 The trials are played by model/search/trials.py (batched; common and quasi-random dice; luck
 adjustment; truncation; bear-off databases; cube decisions in cubeful trials). Here: which
@@ -37,18 +37,17 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip
+from engine.cube_state import CubeOwner
 from engine.errors import FormatError
 from engine.movegen import legal_plays
 from engine.notation import format_plays, parse_play
 from model.cube import decisions as cube
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
-from model.net.evaluator import ExactEndgames
-from model.players.net_player import child_probabilities
-from model.search.lookahead import move_filter
+from model.net.evaluator import ExactEndgames, child_probabilities
+from model.search.lookahead import MOVE_FILTER_KEEP, MOVE_FILTER_MARGIN, move_filter
 from model.search.trials import NO_OWNER, OTHER, ROOT, Candidates, Settings, Trials
 
 Z95 = 1.959963984540054
-OWNER_CODE = {cube.CENTRED: NO_OWNER, cube.ME: ROOT, cube.OPPONENT: OTHER}
 
 
 def _stats(x: np.ndarray) -> dict:
@@ -104,7 +103,8 @@ class RolloutResult:
         return self.trials / self.seconds if self.seconds > 0 else math.inf
 
 
-def candidate_plays(net, game, position, dice, plays="filter", keep=8, margin=0.16, utility=None):
+def candidate_plays(net, game, position, dice, plays="filter", keep=MOVE_FILTER_KEEP, margin=MOVE_FILTER_MARGIN,
+                    utility=None):
     """(children (M, 28), notation (M,)) of the plays to roll out; ValueError for no legal play or
     a play that is not legal. ``plays``: "filter", "all", or a list of plays in notation."""
     children, _ = legal_plays(game, position[None], np.asarray(dice)[None])
@@ -129,7 +129,7 @@ def candidate_plays(net, game, position, dice, plays="filter", keep=8, margin=0.
 
 def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, truncate: int = 0,
             vr: bool = True, bearoff: bool = True, seed: int = 0, plays="filter", state=None,
-            cubeful: bool | None = None, keep: int = 8, margin: float = 0.16, prune: int = 4,
+            cubeful: bool | None = None, keep: int = MOVE_FILTER_KEEP, margin: float = MOVE_FILTER_MARGIN, prune: int = 4,
             quasi: bool = True, batch: int | None = None, device="cpu", progress=None, stop=None,
             engine=Trials) -> RolloutResult:
     """Roll out ``position`` (28,) int8, mover's frame (module docstring). ``state``: the root
@@ -138,7 +138,7 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     cube decision (default: yes when ``state`` is given). ``batch``: items in play at once
     (default 256 with luck adjustment, 4096 without). ``prune`` > 0 (0-ply backgammon): the luck
     uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays,
-    found by model/search/luck.py (0: all plays, the textbook method; 4, the default, is about 4
+    found by model/search/top_plays.py (0: all plays, the textbook method; 4, the default, is about 4
     times faster and its intervals some 6% wider at equal trials: the most precision per CPU second
     of 2, 3, 4, 6, 8, 0). ``quasi``: quasi-random first two throws (off: plain
     random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly finished
@@ -163,7 +163,8 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
         raise ValueError(f"prune must be >= 0, got {prune}")
     s = Settings(game, plies, truncate, vr, bearoff, seed, keep, margin, prune, quasi, state if cubeful else None,
                  device)
-    c0, owner = (state.value, OWNER_CODE[state.owner]) if cubeful else (1, NO_OWNER)
+    seat = CubeOwner(state.owner).seat(ROOT) if cubeful else None
+    c0, owner = (state.value if cubeful else 1), (NO_OWNER if seat is None else seat)
     labels, kids = [], None
     if dice is not None:
         dice = (int(dice[0]), int(dice[1]))

@@ -1,4 +1,4 @@
-"""Rollout trials spread over processes: this machine's cores (``evaluate.py rollout``'s default,
+"""Rollout trials spread over processes: this machine's cores (``nardibot rollout``'s default,
 ``--processes N``) or Ray workers (``--workers N [--ray-address ...]``).
 
     engine = local_trials(2)                              # processes forked from this one

@@ -26,7 +26,7 @@ and a trial's estimate is  result - sum over its plies of L  (in the root's view
 0 whatever the evaluator, so the estimate stays unbiased; a good evaluator removes most of the dice'
 noise. With ``prune`` = K (0-ply backgammon) V(r) is the evaluator's best among K plays of r that
 pubeval scores highest (gnubg likewise lets its small pruning nets pick the plays its 0-ply
-evaluation looks at), found by model/search/luck.py without generating every play of every roll:
+evaluation looks at), found by model/search/top_plays.py without generating every play of every roll:
 pubeval's K best for a non-double, a beam search's (``beam`` wide) for a double. The roll thrown is
 valued the same way, so V is still a function of the position and the roll alone and L still has
 mean 0; the play made is still the best of all plays of the roll thrown (one legal_plays call for
@@ -58,20 +58,28 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip, winner_score
+from engine.cube_state import CubeOwner
+from engine.dice import throws
+from engine.groups import group_argmax
 from engine.movegen import ALL_ROLLS, ROLL_INDEX, ROLL_WEIGHTS, legal_plays
-from model.arena.pool import throws
 from model.cube import decisions as cube
+from model.net import bearoff_two_sided as ts
 from model.net.bearoff import bearoff_mask
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
-from model.net.evaluator import ExactEndgames
-from model.players.base import group_argmax, group_rank
-from model.players.net_player import child_probabilities
-from model.search.lookahead import child_probabilities_ahead, evaluate_positions
-from model.search.luck import luck_plays
+from model.net.evaluator import ExactEndgames, child_probabilities
+from model.search.lookahead import (
+    MOVE_FILTER_KEEP,
+    MOVE_FILTER_MARGIN,
+    child_probabilities_ahead,
+    evaluate_positions,
+    move_filter_mask,
+)
+from model.search.top_plays import luck_plays
 
 MAX_PLIES = 1000
 """A trial still going after this many plies is truncated (the evaluator's value)."""
-NO_OWNER, ROOT, OTHER = -1, 0, 1  # cube owner, absolute: nobody, the root side, the other side
+ROOT, OTHER = 0, 1  # the seats of a trial: the side on roll at the root, the other side
+NO_OWNER = -1  # the owner seat of a centred cube in the (C,) int arrays (engine.cube_state.CubeOwner.seat's None)
 BLAS_THREADS = 1
 """Threads of the BLAS (numpy's matrix products) while trials are played (0: leave it as it is). The
 products of a ply are small (thousands of rows by a 256-wide layer, and that layer by the 5 outputs),
@@ -115,8 +123,8 @@ class Settings:
     vr: bool = True
     bearoff: bool = True
     seed: int = 0
-    keep: int = 8  # the look-ahead's move filter at plies > 0 (lookahead.move_filter, as the policy)
-    margin: float = 0.16
+    keep: int = MOVE_FILTER_KEEP  # the look-ahead's move filter at plies > 0 (lookahead.move_filter)
+    margin: float = MOVE_FILTER_MARGIN
     prune: int = 0  # luck of 0-ply backgammon trials: best of this many plays by pubeval (0: of all)
     quasi: bool = True  # quasi-random first two throws
     state: cube.CubeState | None = None
@@ -221,7 +229,7 @@ class Trials:
         """The cube and score seen by the side on roll."""
         key = (bool(slot_root_turn), int(value), int(owner))
         if key not in self._states:
-            rel = {NO_OWNER: cube.CENTRED, ROOT: cube.ME, OTHER: cube.OPPONENT}[owner]
+            rel = CubeOwner.seen_by(None if owner == NO_OWNER else owner, ROOT)
             state = replace(self.s.state, value=int(value), owner=rel)
             self._states[key] = state if slot_root_turn else state.flipped()
         return self._states[key]
@@ -260,13 +268,11 @@ class Trials:
             s, hold = slots[rows], self.hold[slots[rows]]
             value = _on_roll(probs[rows], cube.cube_efficiency(self.pos[s]), state, hold)
             if state.is_money and self.s.game == "backgammon" and self.s.bearoff:
-                from model.net import bearoff_two_sided as ts
-
                 small = ts.two_sided_mask(self.pos[s])
                 if small.any():
                     exact = ts.two_sided_cubeful(self.pos[s][small], state.owner)
                     if state.owner != cube.OPPONENT and hold[small].any():
-                        nd = ts.cube_decision(self.pos[s][small], state.owner).no_double
+                        nd = ts.two_sided_no_double(self.pos[s][small], state.owner)
                         exact = np.where(hold[small], nd, exact)
                     value[small] = exact
             cf_out[rows] = self._to_root(value, s, state)
@@ -318,8 +324,7 @@ class Trials:
             probs = child_probabilities(self.net, children, s.device)
         util = self._utility(probs, children, parent, frontier_slot)
         if s.plies > 0:
-            top = util[group_argmax(util, parent, n)][parent]
-            cand = np.flatnonzero((group_rank(util, parent, n) < s.keep) & (util >= top - s.margin))
+            cand = np.flatnonzero(move_filter_mask(util, parent, n, s.keep, s.margin))
             probs[cand] = child_probabilities_ahead(self.net, children[cand], s.plies, s.device)
             deep = np.full(len(children), -np.inf)
             deep[cand] = self._utility(probs[cand], children[cand], parent[cand], frontier_slot)

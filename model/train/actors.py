@@ -1,7 +1,7 @@
 """Where the learner's positions come from: the actor in this process, or N self-play actors on Ray.
 
-    source = LocalActor(actor)                        # train.py --actors 0: no Ray, repeatable
-    source = RayActors(2, net, games=256, ...)        # train.py --actors 2 [--ray-address HOST:PORT]
+    source = LocalActor(actor)                        # nardibot train --actors 0: no Ray, repeatable
+    source = RayActors(2, net, games=256, ...)        # nardibot train --actors 2 [--ray-address HOST:PORT]
     exp = source.collect(min_samples, max_games)      # an Experience (model/train/td.py)
     source.set_weights(learner.weights())             # a new weight version for the actors
     source.close()
@@ -87,7 +87,7 @@ class SelfPlayWorker:
         import ray
         import torch
 
-        import model.cli.blas  # noqa: F401  (freed memory kept for reuse, also on a node started without our env)
+        import model.runtime  # noqa: F401  (freed memory kept for reuse, also on a node started without our env)
         from model.net.network import NetConfig, OutcomeNet
 
         torch.set_num_threads(1)

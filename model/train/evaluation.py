@@ -3,15 +3,16 @@ its checker-play error rates on the stored benchmark."""
 
 from __future__ import annotations
 
+from model.arena.benchmark import load_benchmark, score
+from model.arena.cubeless import play_games
+from model.players.net_player import NetPlayer
+from model.players.registry import make_player
+
 BASELINES = {"backgammon": ("pubeval", "random"), "nardi": ("heuristic", "random")}
 
 
 def strength_check(net, game: str, games: int, seed: int):
     """[(opponent, points per game, 95% half-width)] for the net against each baseline of ``game``."""
-    from model.arena.cubeless import play_games
-    from model.players.net_player import NetPlayer
-    from model.players.registry import make_player
-
     me = NetPlayer(net, name="training")
     out = []
     for name in BASELINES[game]:
@@ -27,9 +28,6 @@ def benchmark_check(net, path=None, device="cpu") -> dict:
     No gnubg runs here: a pick the file has no 2-ply equity for is estimated from gnubg 0-ply's stored
     equity, so the check takes seconds and needs no gnubg-nn. A measurement only: nothing of it may
     enter training (it may choose which snapshot to keep). ``device``: where the net's weights are."""
-    from model.arena.benchmark import load_benchmark, score
-    from model.players.net_player import NetPlayer
-
     result = score(NetPlayer(net, device=device, name="training"), load_benchmark(path))
     rates = {name: (r["er"], r["ci95"]) for name, r in result["error_rates"].items()}
     return {**rates, "estimated": result["estimated"]}

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.groups import group_argmax
 from model.net.equity import cubeless_equity
-from model.players.base import group_argmax
 
 ENSEMBLE_TEACHER = "labelled by the mean with"
 """How scripts/fit_labels.py's record of a fit names the other nets of an ensemble teacher

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.groups import group_argmax
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.equity import cubeless_equity
-from model.players.base import group_argmax
-from model.players.net_player import child_probabilities
-from model.search.luck import roll_plays
+from model.net.evaluator import child_probabilities
+from model.search.top_plays import roll_plays
 
 ROLLS = len(ALL_ROLLS)
 _NON_DOUBLES = np.flatnonzero(ALL_ROLLS[:, 0] != ALL_ROLLS[:, 1])
@@ -52,7 +52,7 @@ def best_replies(evaluator, game: str, positions: np.ndarray, prune: int = 0, de
     """The best play of each of the 21 rolls from each of ``positions`` (B, 28), side on roll's view.
 
     ``prune`` = K > 0 (backgammon): each roll's plays are the K that pubeval scores highest, found by
-    model/search/luck.py's ``luck_plays`` (the rollouts' variance reduction uses the same) without
+    model/search/top_plays.py's ``luck_plays`` (the rollouts' variance reduction uses the same) without
     generating every legal play; K plays of a double are the best a beam search finds. 0: every play."""
     n = len(positions)
     children, row = roll_plays(game, positions, prune)

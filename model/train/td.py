@@ -6,7 +6,7 @@ The two halves talk through plain arrays, so they can live in different processe
     batch = actor.play(min_samples)          # Experience: positions (N, 28) int8, targets (N, K)
     metrics = learner.update(batch.positions, batch.targets)
 
-(train.py --actors N runs N actors as Ray actors in other processes: model/train/actors.py.)
+(nardibot train --actors N runs N actors as Ray actors in other processes: model/train/actors.py.)
 
 The actor keeps ``games`` games in flight at once (model/arena/pool.py's ``CubelessGames``, dealt
 games without end); every ply is one legal_plays call and one network call for all of them, and a
@@ -31,17 +31,18 @@ import numpy as np
 import torch
 
 from engine.board import CHECKERS, OFF, flip, has_contact, winner_score
+from engine.groups import group_argmax, group_starts
 from engine.movegen import legal_plays
 from model.arena.pool import CubelessGames
 from model.net.equity import cubeless_equity, flip_probs, outcome_targets
+from model.net.evaluator import child_probabilities
 from model.net.features import encode
 from model.net.network import OutcomeNet
 from model.net.table_forward import TableForward
-from model.players.base import group_argmax, group_starts
-from model.players.net_player import child_probabilities
-from model.search.luck import scores as pubeval_scores
-from model.search.luck import top_distinct
+from model.search.top_plays import scores as pubeval_scores
+from model.search.top_plays import top_distinct
 from model.train.one_ply import ROLLS, best_replies, throw
+from model.train.race_games import StartGames
 
 TARGETS = ("sample", "one-ply")
 """What V(x_t) is pulled toward: the next position the dice gave (TD) or the one-ply expectation."""
@@ -166,9 +167,7 @@ class SelfPlayActor:
         k = net.config.outputs
         if starts is None:
             self.table = CubelessGames(self.game, games, None, max_plies)  # games dealt without end
-        else:  # games from these positions (model/train/race.py), their first roll any roll
-            from model.train.race import StartGames
-
+        else:  # games from these positions (model/train/race_games.py), their first roll any roll
             self.table = StartGames(self.game, games, None, max_plies, starts, self.rng)
         self.openings = starts is None  # whether a game's first roll follows the opening rule
         self.table.deal(np.arange(games))

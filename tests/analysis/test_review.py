@@ -15,13 +15,14 @@ from engine.formats.position import read_position_text
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from engine.notation import format_plays
 from model.analysis import marks
-from model.analysis.review import _luck, analyse_mat_text, analyse_record, cube_losses
+from model.analysis.review import ReviewSettings, _luck, analyse_record, cube_losses
 from model.analysis.rollouts import roll_out_worst
 from model.bot import Bot
-from model.cli.hint import Query
-from model.cli.hint import analyse as hint
 from model.cube import decisions as cube
-from model.cube.policy import CubePolicy, cube_view
+from model.players.cube_policy import CubePolicy, cube_view
+from model.service.hint import HintSettings, hint
+from model.service.match_review import analyse_match
+from model.service.query import Query
 from tests.helpers import ROOT, bearoff
 
 GNUBG_MATCH = ROOT / "tests" / "data" / "gnubg_3point.mat"
@@ -30,6 +31,11 @@ GNUBG_MATCH = ROOT / "tests" / "data" / "gnubg_3point.mat"
 @pytest.fixture(scope="module")
 def bot():
     return Bot.load()
+
+
+def review(record, bot, ply: int = 0) -> dict:
+    """model/analysis/review.py's analysis of ``record`` by the bot's network at ``ply``."""
+    return analyse_record(record, bot.net, ReviewSettings(ply=ply), name=bot.name)
 
 
 def money_game(*actions, winner=None, points=0):
@@ -41,9 +47,9 @@ def test_a_play_is_rated_as_hint_rates_it(bot):
     play made is listed with its rank, and 13/9 with the opening 3-1 is very bad. At 1-ply the play
     made is looked at 1-ply even where hint's move filter leaves it at 0-ply."""
     for ply in (0, 1):
-        [d] = analyse_record(money_game(Action(0, MOVE, (3, 1), "13/9")), bot, plies=ply)["decisions"]
+        [d] = review(money_game(Action(0, MOVE, (3, 1), "13/9")), bot, ply)["decisions"]
         pos, info = read_position_text("backgammon", f"{d['position_id']}:{d['match_id']}")
-        answer = hint(bot, Query("backgammon", pos, info, np.array([3, 1])), ply, None)
+        answer = hint(bot, Query("backgammon", pos, info, np.array([3, 1])), HintSettings(ply=ply))
         assert d["best"] == answer["plays"][0]["move"] == "8/5 6/5" and d["evaluated"] == f"{ply}-ply"
         assert d["mark"] == "very bad" and d["choices"] == 16
         played = next(p for p in answer["plays"] if p["move"] == "13/9")
@@ -54,7 +60,7 @@ def test_a_play_is_rated_as_hint_rates_it(bot):
             assert d["loss"] == pytest.approx(played["loss"], abs=1e-6) and mine["rank"] == played["rank"]
         else:
             assert d["loss"] == pytest.approx(answer["plays"][0]["equity"] - mine["equity"], abs=1e-6)
-    best = analyse_record(money_game(Action(0, MOVE, (3, 1), "8/5 6/5")), bot)["decisions"][0]
+    best = review(money_game(Action(0, MOVE, (3, 1), "8/5 6/5")), bot)["decisions"][0]
     assert best["loss"] == 0 and best["mark"] is None and best["played_rank"] == 1
 
 
@@ -62,7 +68,7 @@ def test_cube_errors_at_the_opening(bot):
     """Doubling right after the opening 3-1 is a wrong double; passing it a wrong pass (losing 1 - DT),
     taking it right; the statistics count them as doubles, passes, takes and cube errors."""
     opening = [Action(0, MOVE, (3, 1), "8/5 6/5"), Action(1, DOUBLE)]
-    dropped = analyse_record(money_game(*opening, Action(0, DROP), winner=1, points=1), bot)
+    dropped = review(money_game(*opening, Action(0, DROP), winner=1, points=1), bot)
     _, double, answer = dropped["decisions"]
     e = double["equities"]
     assert double["kind"] == "double" and double["action"] == "double" and double["right"] == "no double"
@@ -75,7 +81,7 @@ def test_cube_errors_at_the_opening(bot):
     assert stats[0]["cube"]["passes"] == 1 and stats[0]["cube"]["wrong_passes"] == 1
     assert stats[1]["cube"]["error_rate"]["emg"] == pytest.approx(double["loss"])  # one actual decision
     assert dropped["games"][0]["ended"] == "dropped" and stats[0]["cube"]["error"]["mwc"] is None
-    taken = analyse_record(money_game(*opening, Action(0, TAKE)), bot)
+    taken = review(money_game(*opening, Action(0, TAKE)), bot)
     assert taken["decisions"][2]["action"] == "take" and taken["decisions"][2]["loss"] == 0
     assert taken["decisions"][2]["error"] is None and taken["statistics"][0]["cube"]["takes"] == 1
 
@@ -111,7 +117,7 @@ def test_luck_averages_to_zero_over_the_rolls(bot):
         assert abs(ROLL_WEIGHTS @ lucks[:, 0]) < 1e-6 and lucks[:, 0].std() > 0.05
         if not rules.money:
             assert abs(ROLL_WEIGHTS @ lucks[:, 1]) < 1e-6
-    opening = analyse_record(money_game(Action(0, MOVE, (3, 1), "8/5 6/5")), bot)["decisions"][0]
+    opening = review(money_game(Action(0, MOVE, (3, 1), "8/5 6/5")), bot)["decisions"][0]
     assert opening["luck"] == pytest.approx(opening["plays"][0]["equity"], abs=1e-6) and opening["luck"] > 0.1
     assert marks.luck_mark(opening["luck"]) == opening["luck_mark"]
 
@@ -120,7 +126,7 @@ def test_gnubgs_match_is_analysed_with_forced_plays_and_mwc(bot):
     """gnubg's own export of a 3-point match: every play rated, plays of no die are forced (not
     unforced), MWC figures beside the equity, the marks are gnubg's thresholds, and the whole report
     is JSON."""
-    report = analyse_mat_text(GNUBG_MATCH.read_text(), bot)
+    report = analyse_match(bot, GNUBG_MATCH.read_text())
     moves = [d for d in report["decisions"] if d["kind"] == "move"]
     assert len(moves) == 53 and report["match_length"] == 3 and report["players"] == ["alice", "bob"]
     assert any(d["played"] == "" and d["choices"] == 1 for d in moves)
@@ -177,14 +183,14 @@ def test_the_worst_decision_is_rolled_out(bot):
     texts = format_plays("backgammon", pos, (6, 1), state.plays[[order[0], order[-1]]])
     d = {"kind": "move", "mark": "very bad", "loss": float(value[order[0]] - value[order[-1]]), "dice": [6, 1],
          "best": texts[0], "played": texts[1], "loss_mwc": None}
-    assert roll_out_worst(bot, [d, {**d, "mark": None}], [(pos, view)] * 2, trials=8, at_most=5) == 1
+    assert roll_out_worst(bot.net, [d, {**d, "mark": None}], [(pos, view)] * 2, trials=8, at_most=5) == 1
     assert d["evaluated"] == "rollout 8" and d["ply_loss"] > 0 and d["rollout"]["trials"] == 8
     values = d["rollout"]["values"]
     assert d["loss"] == pytest.approx(max(0.0, values[texts[0]] - values[texts[1]]))
     assert d["mark"] == marks.mark(d["loss"])
     # analyse --rollout's default, a process per core: the same trials and dice, the same values to rounding
     forked = {**d, "mark": "very bad", "loss": d["ply_loss"]}
-    assert roll_out_worst(bot, [forked], [(pos, view)], trials=8, at_most=5, processes=2) == 1
+    assert roll_out_worst(bot.net, [forked], [(pos, view)], trials=8, at_most=5, processes=2) == 1
     assert forked["rollout"]["values"] == pytest.approx(values, abs=1e-6)
 
 
@@ -193,13 +199,13 @@ def test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth(bot):
     same CubePolicy at 0-ply) against pubeval, analysed at 0-ply, finds no error at all in the net's
     checker plays and cube actions, and some in pubeval's."""
     from model.arena.cubeful import mat_records, play_matches
-    from model.cube.players import make_cube_player
+    from model.players.cube_players import make_cube_player
 
     net = make_cube_player(str(ROOT / "checkpoints" / "backgammon.safetensors"), "backgammon")
     result = play_matches(net, make_cube_player("pubeval", "backgammon"), g.Rules(match_length=3), matches=2,
                           seed=5, record=True)
     for record in mat_records(result):
-        stats = analyse_record(record, bot)["statistics"]
+        stats = review(record, bot)["statistics"]
         assert stats[0]["moves"] > 10 and stats[0]["cube"]["decisions"] > 0
         assert stats[0]["checker_error"] == {"emg": 0.0, "mwc": 0.0} and stats[0]["cube"]["error"]["emg"] == 0
         assert stats[1]["checker_error"]["emg"] > 0

@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from engine.board import winner_score
+from engine.dice import opening_throws, throws
 from engine.formats.matfile import format_mat, read_mat
 from model.arena.cubeless import ArenaResult, mat_record, play_games
-from model.arena.pool import opening_throws, throws
 from model.players.base import RandomPlayer
 from model.players.heuristic import HeuristicPlayer
-from model.players.pubeval import PubevalPlayer
+from model.players.pubeval_player import PubevalPlayer
 from tests.helpers import replay
 
 

@@ -14,9 +14,9 @@ from engine.board import start_position
 from engine.formats.matfile import DROP, format_mat, read_mat
 from engine.match import MAX_CUBE
 from model.arena.cubeful import mat_records, play_matches, wilson_interval
-from model.cube.players import NetCubePlayer, NoCubePlayer, RandomCubePlayer, make_cube_player
 from model.net.config import NetConfig
 from model.net.inference import NumpyNet
+from model.players.cube_players import NetCubePlayer, NoCubePlayer, RandomCubePlayer, make_cube_player
 from model.players.heuristic import HeuristicPlayer
 from tests.helpers import GNUBG, gnubg_import, replay
 
@@ -311,7 +311,7 @@ def test_wilson_interval():
 def test_cube_command_plays_writes_json_and_refuses_bad_input(tmp_path, capsys):
     """``evaluate.py cube``: a money run and a match run print their figures and write JSON; bad input
     is one line on stderr and status 2."""
-    from model.cli.cube import main
+    from nardibot.cli.cmd_cube import main
 
     out = tmp_path / "cube.json"
     assert main(["random", "heuristic", "--a-cube", "random", "--games", "4", "--json", str(out),
@@ -325,7 +325,7 @@ def test_cube_command_plays_writes_json_and_refuses_bad_input(tmp_path, capsys):
                 ["pubeval", "nowhere.pt"], ["pubeval", "random", "--a-cube", "net"]):
         assert main(bad) == 2
         err = capsys.readouterr().err
-        assert err.startswith("evaluate.py cube: error:") and err.count("\n") == 1
+        assert err.startswith("nardibot cube: error:") and err.count("\n") == 1
 
 
 def test_resignations_end_games_at_the_offered_level():
@@ -381,7 +381,7 @@ def test_cube_command_saves_matches_and_money_games_as_mat(tmp_path, capsys):
     """``cube --mat``: a file per match (FILE-1.mat, FILE-2.mat) named after the specs, a money run in one
     file; gnubg imports a match file with the same games (if installed); nardi and bad money options are
     refused."""
-    from model.cli.cube import main
+    from nardibot.cli.cmd_cube import main
 
     out = tmp_path / "m.json"
     assert main(["heuristic", "pubeval", "--a-cube", "random", "--length", "3", "--matches", "2", "--seed", "1",
@@ -400,7 +400,7 @@ def test_cube_command_saves_matches_and_money_games_as_mat(tmp_path, capsys):
         capsys.readouterr()
         assert main(bad) == 2
         err = capsys.readouterr().err
-        assert err.startswith("evaluate.py cube: error: ") and err.count("\n") == 1
+        assert err.startswith("nardibot cube: error: ") and err.count("\n") == 1
     if os.access(GNUBG, os.X_OK):
         imported = gnubg_import(tmp_path / "m-1.mat", tmp_path)
         assert imported["match-info"]["match-length"] == 3 and len(imported["games"]) == len(records[0].games)
@@ -411,7 +411,7 @@ def test_automatic_doubles_in_the_arena_and_its_mat():
     """Money games with automatic doubles: every game starts at the cube its opening ties give (the same
     in both games of a mirrored pair), never past the limit; the cube command's .mat says the options
     and each such game's starting cube, and beavers are saved too."""
-    from model.arena.pool import opening_with_ties
+    from engine.dice import opening_with_ties
 
     rules = g.Rules(automatic_doubles=2, beavers=True, jacoby=True)
     result = play_matches(RandomCubePlayer("backgammon", seed=1, beaver_rate=0.5),

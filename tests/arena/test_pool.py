@@ -1,4 +1,4 @@
-"""Games in flight (model/arena/pool.py): counter-based dice and openings, dealing games to slots,
+"""Games in flight (model/arena/pool.py) and their dice (engine/dice.py): counter-based dice and openings, dealing games to slots,
 mirrored seats, ending a cubeless turn, one select call per player."""
 
 from __future__ import annotations
@@ -6,15 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip, start_position
-from model.arena.pool import (
-    CubelessGames,
-    GamesInPlay,
-    MirroredDice,
-    choose_by_player,
-    opening_throws,
-    opening_with_ties,
-    throws,
-)
+from engine.dice import MirroredDice, opening_throws, opening_with_ties, throws
+from model.arena.pool import CubelessGames, GamesInPlay, choose_by_player
 
 
 def test_dice_are_a_pure_function_of_seed_stream_and_index():

@@ -1,4 +1,4 @@
-"""`evaluate.py analyse` (model/cli/analyse.py): the tables, the documented JSON, the HTML report with board
+"""`evaluate.py analyse` (nardibot/cli/cmd_analyse.py): the tables, the documented JSON, the HTML report with board
 pictures, and bad input (a missing file, no .mat file, an illegal play, bad flags) as one line, exit 2."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from evaluate import main as evaluate_main
-from model.cli import analyse as cli
+from nardibot.cli import cmd_analyse as cli
 from tests.helpers import ROOT
 
 GNUBG_MATCH = ROOT / "tests" / "data" / "gnubg_3point.mat"
@@ -83,4 +83,4 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, content, args, messa
         path = GNUBG_MATCH
     code, out, err = run(capsys, path, *args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
-    assert err.startswith("evaluate.py analyse: error:") and message in err
+    assert err.startswith("nardibot analyse: error:") and message in err

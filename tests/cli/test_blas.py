@@ -24,20 +24,20 @@ def _threads_after_import(module: str, **env: str) -> str:
 
 def test_the_command_line_sets_one_blas_thread_before_numpy_loads():
     """Importing the nardibot dispatch (what evaluate.py runs) sets OPENBLAS_NUM_THREADS=1."""
-    assert _threads_after_import("model.cli.main") == "1"
+    assert _threads_after_import("nardibot.cli.main") == "1"
 
 
 def test_a_thread_count_the_user_set_is_kept():
     """A user's own OPENBLAS_NUM_THREADS wins."""
-    assert _threads_after_import("model.cli.main", OPENBLAS_NUM_THREADS="3") == "3"
+    assert _threads_after_import("nardibot.cli.main", OPENBLAS_NUM_THREADS="3") == "3"
 
 
 def test_nothing_changes_once_numpy_has_loaded():
     """Imported after numpy (as a library user might), the module leaves the environment alone."""
-    assert _threads_after_import("numpy, model.cli.blas") == "None"
+    assert _threads_after_import("numpy, model.runtime") == "None"
 
 
-FAULTS = """import model.cli.blas, resource, sys, numpy as np
+FAULTS = """import model.runtime, resource, sys, numpy as np
 def faults():
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
 n, k = int(sys.argv[1]), int(sys.argv[2])

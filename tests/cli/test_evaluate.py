@@ -77,7 +77,7 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     done = run(*args)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("evaluate.py: error:") and message in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("nardibot: error:") and message in lines[0]
 
 
 def test_a_corrupt_checkpoint_is_refused(tmp_path):

@@ -1,5 +1,5 @@
 """Fuzzing the line readers of the command lines, in process: ``python -m engine plays`` (engine/__main__.py's
-read_request and answer_lines) and ``evaluate.py hint --jsonl`` (model/cli/hint.py's query_from_object and
+read_request and answer_lines) and ``evaluate.py hint --jsonl`` (model/service/query.py's query_from_object and
 _run_jsonl). Valid request lines, their structural and character mutants and noise each get a valid
 answer or one clear error, and a batch of them gets one answer per line, in order."""
 
@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from engine.__main__ import answer_lines, read_request, run_plays
 from engine.board import start_position, validate
 from engine.formats.position import write_gnubg_id, write_json_position, write_xgid
-from model.cli import hint
+from model.service.hint import HintSettings
+from model.service.query import query_from_object
+from nardibot.cli import cmd_hint as hint
 from tests.helpers import save_tiny_checkpoints
 from tests.strategies import (
     DICE,
@@ -112,7 +114,7 @@ def test_hint_jsonl_line(game, data):
     """query_from_object: a query of a valid position (and dice 1..6 when any), or one clear error."""
     obj = data.draw(hint_objects(game))
     default_dice = data.draw(st.none() | st.just("31"))
-    query = answers_or_refuses(hint.query_from_object, game, obj, default_dice)
+    query = answers_or_refuses(query_from_object, game, obj, default_dice)
     if query is not None:
         validate(game, query.position)
         assert query.dice is None or (query.dice.shape == (2,) and all(1 <= d <= 6 for d in query.dice))
@@ -157,7 +159,7 @@ def test_hint_jsonl_run_answers_every_line_in_order(bots, tmp_path, capsys):
             expected = len(f.readlines())  # would also split at U+2028, \x1c and the like, inside a line
         args = SimpleNamespace(jsonl=str(path), game=game, dice=None, ply=0, met=None)
         with no_hang(120):
-            assert hint._run_jsonl(bots[game], args) == 0
+            assert hint._run_jsonl(bots[game], args, HintSettings()) == 0
         out = capsys.readouterr().out.splitlines()
         assert len(out) == expected
         for answer in map(json.loads, out):
@@ -174,4 +176,4 @@ def test_hint_jsonl_known_faults():
     start = write_json_position(start_position("backgammon"))
     for dice in ([10**20, 1], [[1, 2], [3]], {"a": 1}, "3²", "١٢", [3, 1, 1]):
         obj = {"position": start, "dice": dice}
-        assert answers_or_refuses(hint.query_from_object, "backgammon", obj, None) is None
+        assert answers_or_refuses(query_from_object, "backgammon", obj, None) is None

@@ -1,4 +1,4 @@
-"""`evaluate.py hint` (model/cli/hint.py): FORMATS.md's worked IDs parse to the right position, dice and
+"""`evaluate.py hint` (nardibot/cli/cmd_hint.py): FORMATS.md's worked IDs parse to the right position, dice and
 cube/match state; every printed play is legal; --json and --jsonl follow the documented schema; cube
 decisions without dice; nardi; 1- and 2-ply; pictures; bad input is one line and exit 2."""
 
@@ -18,8 +18,8 @@ from engine.board import flip, start_position
 from engine.formats.position import read_gnubg_id, read_json_position, read_xgid
 from engine.movegen import legal_plays
 from engine.notation import parse_play
-from model.cli import hint
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
+from nardibot.cli import cmd_hint as hint
 from tests.helpers import ROOT, save_tiny_checkpoints
 
 START_JSON = {"board": [-2, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, -5, 5, 0, 0, 0, -3, 0, -5, 0, 0, 0, 0, 2],
@@ -37,7 +37,7 @@ def nets(tmp_path_factory):
 
 
 def ask(capsys, nets, *args, game="backgammon"):
-    """model.cli.hint.main in this process: (status, stdout, stderr)."""
+    """nardibot.cli.cmd_hint.main in this process: (status, stdout, stderr)."""
     code = hint.main([*args, "--bot", str(nets[game]), *(["--game", game] if game != "backgammon" else [])])
     out, err = capsys.readouterr()
     return code, out, err
@@ -70,7 +70,7 @@ DECISION_MWC = {"no_double_mwc", "double_take_mwc", "double_pass_mwc"}
 
 
 def documented(keys) -> bool:
-    """Every key is named (quoted) in model/cli/hint.py's docstring."""
+    """Every key is named (quoted) in nardibot/cli/cmd_hint.py's docstring."""
     return all(f'"{k}"' in DOC for k in keys)
 
 
@@ -386,7 +386,7 @@ def test_bad_flags_exit_2_without_traceback(nets, args):
     """argparse refusals (a ply out of range, no position) end in one error line, status 2."""
     done = run_cli(*args, "--bot", str(nets["backgammon"]))
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert done.stderr.strip().splitlines()[-1].startswith("evaluate.py hint: error:")
+    assert done.stderr.strip().splitlines()[-1].startswith("nardibot hint: error:")
 
 
 # -- faults found while writing these tests, fixed since -----------------------------------------
@@ -449,7 +449,7 @@ def test_top_must_be_at_least_one(capsys, nets, top):
         ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--top", top)
     err = capsys.readouterr().err.strip()
     assert exit_info.value.code == 2
-    assert err.splitlines() == [f"evaluate.py hint: error: --top must be at least 1, got {top}"]
+    assert err.splitlines() == [f"nardibot hint: error: --top must be at least 1, got {top}"]
 
 
 def test_met_says_when_it_is_not_used(capsys, nets, tmp_path):

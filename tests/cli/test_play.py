@@ -1,4 +1,4 @@
-"""The terminal game (model/cli/play.py): whole games of both games driven through stdin, bad input
+"""The terminal game (nardibot/cli/cmd_play.py): whole games of both games driven through stdin, bad input
 answered with the reason and a new prompt, bad flags refused, and the bot's cube and resignation rule."""
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from engine import game as g
 from engine.board import start_position
 from engine.formats.matfile import DOUBLE, read_mat
 from engine.notation import format_play
-from model.cli import play as play_cli
-from model.cli.play import BOT, HUMAN, Console, Table
-from model.cube.policy import CubePolicy
+from model.players.cube_policy import CubePolicy
+from model.service import game_turn as turn
+from model.service.game_turn import BOT, HUMAN
+from nardibot.cli.cmd_play import Console, Table
+from nardibot.cli.play_decisions import HINT_TOP
 from tests.helpers import GNUBG, ROOT, gnubg_import, replay, save_tiny_checkpoints
 
 
@@ -28,10 +30,10 @@ def checkpoints(tmp_path_factory):
 
 
 def run_cli(args, text: str | bytes = b"", timeout=120) -> subprocess.CompletedProcess:
-    """``python -m model.cli.play args`` with ``text`` on stdin."""
+    """``python -m nardibot.cli.cmd_play args`` with ``text`` on stdin."""
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     data = text.encode() if isinstance(text, str) else text
-    return subprocess.run([sys.executable, "-m", "model.cli.play", *map(str, args)], input=data,
+    return subprocess.run([sys.executable, "-m", "nardibot.cli.cmd_play", *map(str, args)], input=data,
                           capture_output=True, cwd=ROOT, env=env, timeout=timeout, check=False)
 
 
@@ -146,7 +148,7 @@ def StubBot(probs, game="backgammon"):  # named like the class it stands for
 
 
 def stub_policy(probs, game="backgammon"):
-    """The decisions (model/cube/policy.py) of a StubBot."""
+    """The decisions (model/players/cube_policy.py) of a StubBot."""
     return CubePolicy.for_bot(StubBot(probs, game))
 
 
@@ -159,24 +161,24 @@ def test_bot_cube_rule_follows_model_cube():
     """The bot doubles a near-certain win and not an even game, drops a hopeless take, takes a fair one,
     and never doubles where the rules forbid it (cube owned by the person)."""
     sure, even = stub_policy([0.97, 0.0, 0.0, 0.0, 0.0]), stub_policy([0.5, 0.1, 0.0, 0.1, 0.0])
-    assert play_cli.bot_doubles(sure, _state(BOT))
-    assert not play_cli.bot_doubles(even, _state(BOT))
-    assert not play_cli.bot_doubles(sure, _state(BOT, cube=2, owner=HUMAN))
+    assert turn.bot_doubles(sure, _state(BOT))
+    assert not turn.bot_doubles(even, _state(BOT))
+    assert not turn.bot_doubles(sure, _state(BOT, cube=2, owner=HUMAN))
     doubled = g.double(_state(HUMAN))
     # the stub's probabilities are seen by the side on roll, the doubling person
-    assert play_cli.take_advice(stub_policy([0.95, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "pass"
-    assert play_cli.take_advice(stub_policy([0.6, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "take"
+    assert turn.take_advice(stub_policy([0.95, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "pass"
+    assert turn.take_advice(stub_policy([0.6, 0.0, 0.0, 0.0, 0.0]), doubled, BOT) == "take"
 
 
 def test_bot_resigns_and_answers_resignations():
     """A lost bot offers the level it loses by; it accepts an offer worth its equity, not a smaller one."""
     lost_gammon = stub_policy([0.0, 0.0, 0.0, 1.0, 0.0])
-    assert play_cli.bot_resignation(lost_gammon, _state(BOT)) == 2
-    assert play_cli.bot_resignation(stub_policy([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
-    assert play_cli.bot_resignation(stub_policy([0.3, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) is None
+    assert turn.bot_resignation(lost_gammon, _state(BOT)) == 2
+    assert turn.bot_resignation(stub_policy([0.0, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) == 1
+    assert turn.bot_resignation(stub_policy([0.3, 0.0, 0.0, 0.0, 0.0]), _state(BOT)) is None
     offer = g.offer_resignation(_state(HUMAN), HUMAN, 1)  # the stub's view is the person's, on roll
-    assert play_cli.bot_accepts(stub_policy([0.2, 0.0, 0.0, 0.0, 0.0]), offer)  # bot's equity +0.6 < 1
-    assert not play_cli.bot_accepts(stub_policy([0.1, 0.0, 0.0, 0.9, 0.0]), offer)  # bot expects a gammon
+    assert turn.bot_accepts(stub_policy([0.2, 0.0, 0.0, 0.0, 0.0]), offer)  # bot's equity +0.6 < 1
+    assert not turn.bot_accepts(stub_policy([0.1, 0.0, 0.0, 0.9, 0.0]), offer)  # bot expects a gammon
 
 
 def test_person_doubles_and_bot_answers():
@@ -224,8 +226,8 @@ def test_hint_lists_legal_plays_best_first(checkpoints):
     lines = out.getvalue().splitlines()
     head = next(k for k, line in enumerate(lines) if "Play" in line and "Equity" in line)
     rows = lines[head + 1:]
-    assert len(rows) == min(play_cli.HINT_TOP, len(table.state.plays))
-    equities = [float(row[33:42]) for row in rows]  # the Equity column (model/cli/hint.py's render)
+    assert len(rows) == min(HINT_TOP, len(table.state.plays))
+    equities = [float(row[33:42]) for row in rows]  # the Equity column (nardibot/cli/cmd_hint.py's render)
     assert equities == sorted(equities, reverse=True)
     legal = {bytes(p) for p in table.state.plays}
     for row in rows:
@@ -265,12 +267,12 @@ def test_nardi_bot_resigns_and_answers():
     person's offer worth at least its cubeless equity."""
     match = g.new_match(g.Rules(game="nardi"))
     state = g.resume_game(match, start_position("nardi"), BOT)
-    assert play_cli.bot_resignation(NardiStub([0.0, 0.0, 1.0]), state) == 2
-    assert play_cli.bot_resignation(NardiStub([0.0, 0.0, 0.0]), state) == 1
-    assert play_cli.bot_resignation(NardiStub([0.5, 0.1, 0.1]), state) is None
+    assert turn.bot_resignation(NardiStub([0.0, 0.0, 1.0]), state) == 2
+    assert turn.bot_resignation(NardiStub([0.0, 0.0, 0.0]), state) == 1
+    assert turn.bot_resignation(NardiStub([0.5, 0.1, 0.1]), state) is None
     offer = g.offer_resignation(g.resume_game(match, start_position("nardi"), HUMAN), HUMAN, 1)
-    assert play_cli.bot_accepts(NardiStub([0.3, 0.0, 0.0]), offer)  # bot: equity +0.4 < 1 point
-    assert not play_cli.bot_accepts(NardiStub([0.05, 0.0, 0.8]), offer)  # bot expects a mars
+    assert turn.bot_accepts(NardiStub([0.3, 0.0, 0.0]), offer)  # bot: equity +0.4 < 1 point
+    assert not turn.bot_accepts(NardiStub([0.05, 0.0, 0.8]), offer)  # bot expects a mars
 
 
 def test_mat_saves_the_session_for_gnubg(checkpoints, tmp_path):

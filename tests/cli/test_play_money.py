@@ -1,4 +1,4 @@
-"""The terminal game with the money options and the player's comforts (model/cli/play.py): scripted
+"""The terminal game with the money options and the player's comforts (nardibot/cli/cmd_play.py): scripted
 sessions for automatic doubles, Jacoby, beavers both ways, undo before confirming, resignations
 confirmed and refused, every refused-double reason, dice high first, pips and score before every
 decision, colour only on a terminal, and a hint that is ``evaluate.py hint``'s table."""
@@ -18,10 +18,11 @@ from engine import game as g
 from engine.board import flip, start_position
 from engine.formats.matfile import read_mat
 from engine.notation import format_play
-from model.cli import play as play_cli
-from model.cli.play import BOT, HUMAN, Console, Table
-from model.cli.terminal import wants_colour
-from model.cube.policy import cube_view
+from model.players.cube_policy import CubePolicy, cube_view
+from model.service.game_turn import BOT, HUMAN, bot_doubles
+from nardibot.cli import cmd_play as play_cli
+from nardibot.cli.cmd_play import Console, Table
+from nardibot.cli.terminal import wants_colour
 from tests.cli.test_play import StubBot, run_cli
 from tests.helpers import ROOT, save_tiny_checkpoints
 
@@ -141,7 +142,7 @@ def test_the_bot_doubles_by_the_jacoby_rule():
     probs = [0.8, 0.45, 0.0, 0.0, 0.0]
     for jacoby, doubles in ((False, False), (True, True)):
         state = resume(g.Rules(jacoby=jacoby), start_position("backgammon"), BOT)
-        assert play_cli.bot_doubles(play_cli.CubePolicy.for_bot(StubBot(probs)), state) is doubles
+        assert bot_doubles(CubePolicy.for_bot(StubBot(probs)), state) is doubles
         assert cube_view(state, BOT).jacoby is jacoby
 
 

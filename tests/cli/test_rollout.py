@@ -1,4 +1,4 @@
-"""`evaluate.py rollout` (model/cli/rollout.py) and `hint --rollout`: the documented JSON schema, the
+"""`evaluate.py rollout` (nardibot/cli/cmd_rollout.py) and `hint --rollout`: the documented JSON schema, the
 table, every position form hint reads, and bad input as one line with exit status 2."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from evaluate import main as evaluate_main
-from model.cli import hint
-from model.cli import rollout as cli
+from nardibot.cli import cmd_hint as hint
+from nardibot.cli import cmd_rollout as cli
 from tests.helpers import ROOT, save_tiny_checkpoints
 
 START_ID = "4HPwATDgc/ABMA"
@@ -94,7 +94,7 @@ def test_bad_input_is_one_line_and_exit_2(nets, args, message):
                           check=False)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
-    assert len(lines) == 1 and lines[0].startswith("evaluate.py rollout: error:") and message in lines[0], done.stderr
+    assert len(lines) == 1 and lines[0].startswith("nardibot rollout: error:") and message in lines[0], done.stderr
 
 
 def test_hint_confirms_its_ranking(capsys, nets):

@@ -1,4 +1,4 @@
-"""The external-player server (model/cli/serve.py): legal one-step-per-die plays, cube and take answers from
+"""The external-player server (nardibot/cli/cmd_serve.py): legal one-step-per-die plays, cube and take answers from
 model/cube/decisions.py at the board's score, resignations, bad lines, dropped connections, the command line,
 and full matches against the real gnubg 1.07 (skipped only when it is not installed)."""
 
@@ -25,8 +25,8 @@ from engine.movegen import legal_plays
 from engine.notation import parse_play
 from engine.tools.sample import random_positions
 from model.bot import Bot
-from model.cli.serve import BotAgent, BotServer, ServeOptions, answer_line, main
 from model.players.net_player import NetPlayer
+from nardibot.cli.cmd_serve import BotAgent, BotServer, ServeOptions, answer_line, main
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKED = ("board:bot:gnubg:3:0:0:0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:5:6:5:6:1:1:1:0:"
@@ -264,7 +264,7 @@ def test_missing_model_exits_2(tmp_path, capsys):
 
 def test_ctrl_c_stops_the_server_cleanly():
     """SIGINT while listening: exit status 0, a "stopped" line, no traceback."""
-    code = "import sys; from model.cli.serve import main; sys.exit(main(['--model', 'pubeval', '--port', '0']))"
+    code = "import sys; from nardibot.cli.cmd_serve import main; sys.exit(main(['--model', 'pubeval', '--port', '0']))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, OMP_NUM_THREADS="1"))
     try:
@@ -281,7 +281,7 @@ def test_ctrl_c_stops_the_server_cleanly():
 def test_a_server_started_in_the_background_stops_cleanly(signum):
     """Started with ``&`` by a shell that is not interactive, the server inherits SIGINT ignored; SIGINT
     (or SIGTERM, ``kill``) still stops it: exit status 0, a "stopped" line and the tally, no traceback."""
-    code = "import sys; from model.cli.serve import main; sys.exit(main(['--model', 'pubeval', '--port', '0']))"
+    code = "import sys; from nardibot.cli.cmd_serve import main; sys.exit(main(['--model', 'pubeval', '--port', '0']))"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, OMP_NUM_THREADS="1"),
                             # SIGINT ignored in the child before exec, as `&` does: only preexec_fn can

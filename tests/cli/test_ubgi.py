@@ -1,4 +1,4 @@
-"""``evaluate.py ubgi`` (model/cli/ubgi.py) driven through a subprocess pipe with the protocol's examples
+"""``evaluate.py ubgi`` (nardibot/cli/cmd_ubgi.py) driven through a subprocess pipe with the protocol's examples
 (docs/FORMATS.md "UBGI"): the handshake, a play in UBGI's move format for an XGID and for a FIBS board,
 roll or double, take or drop, the empty line of a roll that cannot be played, sorry, stop and quit."""
 
@@ -14,7 +14,7 @@ from engine.formats.fibs import read_fibs_board
 from engine.formats.position import read_xgid
 from engine.movegen import legal_plays
 from engine.notation import parse_play
-from model.cli.ubgi import board_of_xgid
+from nardibot.cli.cmd_ubgi import board_of_xgid
 from tests.helpers import ROOT
 
 OPENING_31 = "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10"
@@ -79,7 +79,8 @@ def test_cube_answers_are_hints_cube_decisions():
     double, take or double, pass; roll for no double, too good, or a cube it does not own); with a
     double offered ("D") it is hint's answer for the side doubled, pass written drop."""
     from model.bot import Bot
-    from model.cli.hint import Query, analyse
+    from model.service.hint import hint
+    from model.service.query import Query
 
     positions = ["XGID=--CCCCC------------ccccc--:0:0:1:00:0:0:1:0:10",  # a race, the bottom player ahead
                  "XGID=--CCCCC------------ccccc--:0:0:1:D:0:0:1:0:10",  # the same, doubled
@@ -89,7 +90,7 @@ def test_cube_answers_are_hints_cube_decisions():
     expected = []
     for text in positions:
         position, info = read_xgid(text)
-        decision = analyse(bot, Query("backgammon", position, info, None), 0, None)["cube_decision"]
+        decision = hint(bot, Query("backgammon", position, info, None))["cube_decision"]
         if info.double_offered:
             expected.append({"pass": "drop"}.get(decision["response"], decision["response"]))
         else:

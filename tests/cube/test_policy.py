@@ -1,4 +1,4 @@
-"""One policy everywhere (model/cube/policy.py): serve, hint, play and the cube arena choose the same
+"""One policy everywhere (model/players/cube_policy.py): serve, hint, play and the cube arena choose the same
 checker play and the same cube action in the same position at the same cube and match state."""
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from engine.movegen import legal_plays
 from engine.notation import parse_play
 from engine.tools.sample import random_positions
 from model.bot import Bot
-from model.cli import play as play_cli
-from model.cli.hint import Query, analyse
-from model.cli.serve import BotAgent, ServeOptions
-from model.cube.players import NetCubePlayer
-from model.cube.policy import CubePolicy, cube_view
+from model.players.cube_players import NetCubePlayer
+from model.players.cube_policy import CubePolicy, cube_view
+from model.service import game_turn as turn
+from model.service.hint import HintSettings
+from model.service.hint import hint as analyse
+from model.service.query import Query
+from nardibot.cli.cmd_serve import BotAgent, ServeOptions
 
 # (match length, score of the side on roll, of the other, cube, owner: None / "me" / "them", Crawford)
 STATES = [
@@ -44,8 +46,8 @@ def _entry_points(bot, position, state_spec, dice):
     rules = g.Rules(match_length=length, jacoby=length == 0)
     crawford_played = length > 1 and max(me, them) == length - 1 and not crawford
     match = g.MatchState(rules, score=(them, me), crawford_played=crawford_played)
-    state = g.resume_game(match, position, play_cli.BOT, cube=cube,
-                          cube_owner=None if owner_side is None else play_cli.BOT - owner_side,
+    state = g.resume_game(match, position, turn.BOT, cube=cube,
+                          cube_owner=None if owner_side is None else turn.BOT - owner_side,
                           dice=None if dice is None else tuple(int(d) for d in dice))
     board = FibsBoard(("bot", "other"), length, (me, them), position, 0,
                       None if dice is None else (int(dice[0]), int(dice[1])), cube, owner_side,
@@ -69,8 +71,8 @@ def test_every_entry_point_makes_the_same_checker_play(bot):
             state, board, info = _entry_points(bot, position, spec, roll)
             children, parent = legal_plays("backgammon", position[None, :], roll[None, :])
             arena_child = children[arena.select([state], children, parent)[0]]
-            played, _ = play_cli.bot_play(policy, state)
-            hint = analyse(bot, Query("backgammon", position, info, roll), 0, "Kazaross-XG2")
+            played, _ = turn.bot_play(policy, state)
+            hint = analyse(bot, Query("backgammon", position, info, roll), HintSettings(met="Kazaross-XG2"))
             best = hint["plays"][0]["position"]
             hint_child = np.array(best["board"] + best["bar"] + best["off"])
             text = agent.answer(board)
@@ -92,10 +94,10 @@ def test_every_entry_point_makes_the_same_cube_action(bot):
     for position in positions:
         for spec in STATES[:1] + STATES[3:4]:
             state, board, info = _entry_points(bot, position, spec, None)
-            hint = analyse(bot, Query("backgammon", position, info, None), 0, "Kazaross-XG2")["cube_decision"]
+            hint = analyse(bot, Query("backgammon", position, info, None), HintSettings(met="Kazaross-XG2"))["cube_decision"]
             doubles = {
                 "arena": bool(arena.doubles([state])[0]),
-                "play": play_cli.bot_doubles(policy, state),
+                "play": turn.bot_doubles(policy, state),
                 "serve": agent.answer(board) == "double",
                 "hint": hint["double"],
             }
@@ -106,7 +108,7 @@ def test_every_entry_point_makes_the_same_cube_action(bot):
                                     post_crawford=board.post_crawford)
             answers = {
                 "arena": arena.answers([doubled])[0].replace("drop", "pass"),
-                "play": play_cli.take_advice(policy, doubled, play_cli.HUMAN),
+                "play": turn.take_advice(policy, doubled, turn.HUMAN),
                 "serve": agent.answer(taker_board).replace("drop", "pass"),
                 "hint": hint["response"],
             }

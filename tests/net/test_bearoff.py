@@ -18,7 +18,10 @@ import numpy as np
 import pytest
 
 from engine.board import OFF, OPP_OFF, has_contact
+from engine.cube_state import CubeOwner
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
+from model.cube.decisions import DOUBLE_PASS, DOUBLE_TAKE, NODOUBLE_TAKE
+from model.cube.exact_bearoff import exact_cube_decision
 from model.net import bearoff as bo
 from model.net import bearoff_two_sided as ts
 from model.net.equity import OUTPUTS
@@ -314,12 +317,12 @@ def test_two_sided_recursion_on_a_sample(two):
 def test_two_sided_orders_and_ranges(two):
     pos = np.array([two_position(x, y) for x in range(1, 924, 7) for y in range(1, 924, 11)])
     w = ts.two_sided_win(pos)
-    eo, ec, eu = (ts.two_sided_cubeful(pos, owner) for owner in (ts.MOVER, ts.CENTRED, ts.OPPONENT))
+    eo, ec, eu = (ts.two_sided_cubeful(pos, owner) for owner in (CubeOwner.ME, CubeOwner.CENTRED, CubeOwner.OPPONENT))
     assert ((0 <= w) & (w <= 1)).all() and ((-1 <= eu) & (eo <= 1)).all()
     assert (eo >= ec - 1e-12).all() and (ec >= eu - 1e-12).all()
     assert (eo >= 2 * w - 1 - 1e-12).all() and (eu <= 2 * w - 1 + 1e-12).all()  # the owner may just play on
     assert np.array_equal(ts.two_sided_cubeful(pos, "me"), eo)
-    mixed = np.array([ts.CENTRED, ts.MOVER, ts.OPPONENT] * 3)
+    mixed = np.array([CubeOwner.CENTRED, CubeOwner.ME, CubeOwner.OPPONENT] * 3)
     want = np.choose(np.arange(9) % 3, [ec[:9], eo[:9], eu[:9]])
     assert np.array_equal(ts.two_sided_cubeful(pos[:9], mixed), want)
 
@@ -334,25 +337,27 @@ def test_two_sided_close_to_one_sided(two):
 
 
 def test_last_roll_cube_decisions_by_hand(two):
+    """With one roll left to me, the exact money cube decision and equities follow from P(off now)."""
     them = (1, 0, 0, 0, 0, 0)  # they are off next roll whatever happens: I have this roll only
     cases = [  # my board, P(off now), decision
-        ((1, 0, 0, 0, 0, 0), 1.0, ts.DOUBLE_PASS),  # a sure win: double, pass (= playing on)
-        ((0, 0, 0, 0, 1, 0), 31 / 36, ts.DOUBLE_PASS),  # past the take point 3/4
-        ((0, 0, 0, 0, 0, 1), 27 / 36, ts.DOUBLE_TAKE),  # exactly 3/4: the take is a tie, equity 1
-        ((0, 0, 0, 2, 0, 0), 11 / 36, ts.NO_DOUBLE),
+        ((1, 0, 0, 0, 0, 0), 1.0, DOUBLE_PASS),  # a sure win: double, pass (= playing on)
+        ((0, 0, 0, 0, 1, 0), 31 / 36, DOUBLE_PASS),  # past the take point 3/4
+        ((0, 0, 0, 0, 0, 1), 27 / 36, DOUBLE_TAKE),  # exactly 3/4: the take is a tie, equity 1
+        ((0, 0, 0, 2, 0, 0), 11 / 36, NODOUBLE_TAKE),
     ]
     for mine, p, decision in cases:
         pos = position("backgammon", mine, them)[None]
         assert ts.two_sided_mask(pos).all() and np.isclose(ts.two_sided_win(pos)[0], p, atol=1e-12)
-        for owner in (ts.CENTRED, ts.MOVER):
-            d = ts.cube_decision(pos, owner)
-            assert d.decision[0] == decision
+        for owner in (CubeOwner.CENTRED, CubeOwner.ME):
+            d = exact_cube_decision(pos, owner)
+            assert d.code[0] == decision and d.double[0] == (decision != NODOUBLE_TAKE)
             assert np.isclose(d.no_double[0], 2 * p - 1) and np.isclose(d.double_take[0], 2 * (2 * p - 1))
-            assert np.isclose(d.equity[0], min(1, max(2 * p - 1, 2 * (2 * p - 1))), atol=1e-12)
-            assert np.isclose(ts.two_sided_cubeful(pos, owner)[0], d.equity[0], atol=1e-15)
-        assert np.isclose(ts.two_sided_cubeful(pos, ts.OPPONENT)[0], 2 * p - 1, atol=1e-12)
+            equity = min(1, max(2 * p - 1, 2 * (2 * p - 1)))
+            assert np.isclose(max(d.no_double[0], min(d.double_take[0], d.double_pass[0])), equity, atol=1e-12)
+            assert np.isclose(ts.two_sided_cubeful(pos, owner)[0], equity, atol=1e-15)
+        assert np.isclose(ts.two_sided_cubeful(pos, CubeOwner.OPPONENT)[0], 2 * p - 1, atol=1e-12)
     with pytest.raises(ValueError):
-        ts.cube_decision(pos, ts.OPPONENT)
+        exact_cube_decision(pos, CubeOwner.OPPONENT)
 
 
 def test_two_sided_mask():

@@ -13,12 +13,12 @@ from model.net.checkpoint import (
     deepenings_of,
     fits_of,
     load_net,
-    load_player,
     read,
     save,
     shipped_path,
 )
 from model.net.network import NetConfig, OutcomeNet
+from model.players.net_player import load_player
 
 
 @pytest.mark.parametrize("name", ["n.pt", "n.safetensors"])

@@ -345,7 +345,7 @@ def test_escape_tables_equal_the_definition():
     """All 4096 masks of the escape tables equal the scalar count."""
     for mask in range(4096):
         blocked = {i + 1 for i in range(12) if mask >> i & 1}
-        assert (ci._ESCAPES[mask], ci._ESCAPES_BEYOND[mask]) == ref_escapes(blocked)
+        assert (ci.ESCAPES[mask], ci.ESCAPES_BEYOND[mask]) == ref_escapes(blocked)
 
 
 # --- shapes, ranges, symmetry, classes ----------------------------------------------------------
@@ -429,7 +429,7 @@ def test_containment_is_the_fewest_escapes_from_each_start():
                           for k in ("any", "contact", "bar")])
     s = ci.prepare(*ci.both_sides(pos))
     got = ci.containment(s)
-    escapes = ci._ESCAPES[ci.escapes_ahead(s.held[None, :], ci._CONTAIN_FROM[:, None])]  # (10, n): -1..8
+    escapes = ci.ESCAPES[ci.escapes_ahead(s.held[None, :], ci._CONTAIN_FROM[:, None])]  # (10, n): -1..8
     contain = escapes[1:].min(axis=0)
     acontain = np.array([36 if b > 8 else escapes[b + 1 :, r].min() for r, b in enumerate(s.opp_back)])
     for row, fewest in ((0, acontain), (2, contain)):

@@ -8,9 +8,10 @@ import torch
 
 from engine.tools.sample import random_positions
 from model.net.checkpoint import CheckpointError, load_net, read, save
-from model.net.ensemble import MeanNet, load_mean_player
+from model.net.ensemble import MeanNet
 from model.net.evaluator import ExactEndgames
 from model.net.network import NetConfig, OutcomeNet
+from model.players.net_player import load_mean_player
 from model.players.registry import make_player
 from model.search.lookahead import evaluate_positions
 from tests.helpers import run_script

@@ -9,9 +9,9 @@ from engine.tools.sample import random_positions
 from model.net import evaluator
 from model.net.bearoff import bearoff_mask, bearoff_probabilities
 from model.net.bearoff_two_sided import two_sided_win
-from model.net.checkpoint import load_player
 from model.net.evaluator import ExactEndgames, with_exact_endgames
 from model.net.inference import NumpyNet
+from model.players.net_player import load_player
 from model.players.registry import make_player, parse_checkpoint_spec
 from tests.helpers import bearoff, save_tiny_checkpoints
 
@@ -75,3 +75,24 @@ def test_the_td_actor_can_learn_from_exact_endgames():
     assert actor.forward.net is actor.net  # the net itself, its point units from a table (TableForward)
     batch = actor.play(50)
     assert len(batch.positions) >= 50 and np.isfinite(batch.targets).all()
+
+
+def test_every_evaluator_follows_the_one_interface(paths):
+    """The torch net, its numpy twin, the lookup-table forward pass, the ensemble mean and the exact
+    endgames are each an Evaluator: one batch of positions in, its probabilities out, the same numbers
+    whichever wraps them (the race split, which needs a race net, is checked in tests/net/test_race.py)."""
+    from model.net.checkpoint import load_net
+    from model.net.ensemble import MeanNet
+    from model.net.table_forward import TableForward
+
+    torch_net, _ = load_net(paths["backgammon"], backend="torch")
+    numpy_net, _ = load_net(paths["backgammon"], backend="numpy")
+    wrapped = [numpy_net, TableForward(torch_net), MeanNet([numpy_net, numpy_net]),
+               ExactEndgames(numpy_net)]
+    positions, _ = random_positions("backgammon", 64, seed=4)
+    positions = positions[~bearoff_mask("backgammon", positions)]
+    want = torch_net.probabilities(positions)
+    for candidate in [torch_net, *wrapped]:
+        assert isinstance(candidate, evaluator.Evaluator), type(candidate).__name__
+        got = candidate.eval().probabilities(positions, "cpu")
+        np.testing.assert_allclose(got, want, atol=1e-5, err_msg=type(candidate).__name__)

@@ -9,13 +9,14 @@ import torch
 from engine.board import has_contact, start_position
 from engine.tools.sample import random_positions
 from model.net.bearoff import bearoff_mask
-from model.net.checkpoint import CheckpointError, load_player, save
+from model.net.checkpoint import CheckpointError, save
 from model.net.contact_inputs import race_inputs
-from model.net.evaluator import ExactEndgames
+from model.net.evaluator import Evaluator, ExactEndgames
 from model.net.features import RACE_VERSION, encode, num_features
 from model.net.network import NetConfig, OutcomeNet
 from model.net.race import RaceSplit, load_race_net
 from model.net.table_forward import TableForward
+from model.players.net_player import load_player
 from model.players.registry import make_player, parse_checkpoint_spec
 from tests.net.test_contact_inputs import position
 
@@ -56,7 +57,9 @@ def test_races_go_to_the_race_net_and_the_rest_to_the_main_net():
                             random_positions("backgammon", 40, seed=5)[0], races[30:]])
     is_race = ~has_contact("backgammon", mixed)
     assert 60 <= is_race.sum() < len(mixed)
-    got = RaceSplit(main, race).probabilities(mixed)
+    split = RaceSplit(main, race)
+    assert isinstance(split, Evaluator)
+    got = split.probabilities(mixed)
     np.testing.assert_allclose(got[is_race], race.probabilities(mixed[is_race]), atol=1e-12)
     np.testing.assert_allclose(got[~is_race], main.probabilities(mixed[~is_race]), atol=1e-12)
     assert not np.allclose(got[is_race], main.probabilities(mixed[is_race]))

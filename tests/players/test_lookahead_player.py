@@ -15,11 +15,11 @@ from engine.movegen import legal_plays
 from engine.tools.sample import random_positions
 from model import Bot
 from model.arena.cubeless import play_games
-from model.cli import hint
-from model.cube.players import make_cube_player
+from model.players.cube_players import make_cube_player
 from model.players.lookahead_player import LookaheadPlayer
 from model.players.net_player import NetPlayer
 from model.players.registry import CheckpointSpec, make_player, parse_checkpoint_spec
+from nardibot.cli import cmd_hint as hint
 from tests.helpers import save_tiny_checkpoints
 
 
@@ -70,7 +70,7 @@ def test_make_player_builds_a_lookahead_player_only_when_asked(nets):
 
 
 def hint_top(capsys, nets, game, position, dice, ply) -> dict:
-    """hint's top play (JSON position) at ``ply``, asked as a person asks (model.cli.hint.main)."""
+    """hint's top play (JSON position) at ``ply``, asked as a person asks (nardibot.cli.cmd_hint.main)."""
     code = hint.main([json.dumps(write_json_position(position)), "--dice", f"{dice[0]}{dice[1]}",
                       "--bot", str(nets[game]), "--game", game, "--ply", str(ply), "--json"])
     out, err = capsys.readouterr()

@@ -184,7 +184,7 @@ def test_a_short_match_against_gnubg():
 def test_group_argmax_takes_each_groups_first_best():
     """The one-pass group_argmax equals a plain scan: per parent, the first child with the highest
     score, with ties, -inf and groups of one; a group without a child is refused."""
-    from model.players.base import group_argmax
+    from engine.groups import group_argmax
 
     rng = np.random.default_rng(5)
     for _ in range(200):

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 
 from engine.board import CHECKERS, OFF, flip, has_contact, start_position
+from engine.groups import group_argmax
 from engine.movegen import legal_plays
-from model.players.base import group_argmax
-from model.players.pubeval import WIN_SCORE, PubevalPlayer, pubeval_inputs, pubeval_scores
+from model.net.pubeval import WIN_SCORE, pubeval_inputs, pubeval_scores
+from model.players.pubeval_player import PubevalPlayer
 
 
 def after(moves: dict[int, int]) -> np.ndarray:

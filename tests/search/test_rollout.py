@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from engine.board import flip, start_position
+from engine.dice import throws
 from engine.movegen import legal_plays
 from engine.tools.sample import random_positions
-from model.arena.pool import throws
 from model.cube.decisions import CubeState, match
+from model.cube.exact_bearoff import exact_cube_decision
 from model.net import bearoff_two_sided as ts
 from model.net.checkpoint import load_net
 from model.net.equity import cubeless_equity
@@ -78,7 +79,7 @@ def test_truncation_after_one_and_two_plies_is_the_look_ahead(nets, game):
 
 
 def test_pruned_luck_changes_no_play_and_keeps_the_mean(nets):
-    """The luck from a few plays a roll (prune 4, model/search/luck.py) changes no play: the raw
+    """The luck from a few plays a roll (prune 4, model/search/top_plays.py) changes no play: the raw
     trials are those of the luck from every play (prune 0). Truncated after one ply, 36 stratified
     trials still average exactly the 1-ply value: each first roll is thrown once, so the luck
     adjustments sum to zero, as they do only if the roll thrown is valued as the mean's rolls are."""
@@ -103,11 +104,11 @@ def test_bearoffs_end_at_the_database_with_the_exact_cube_decision(nets):
     pos = SMALL[1]
     r = rollout(nets["backgammon"], pos, trials=4, state=CubeState())
     assert r.evaluation.equity == pytest.approx(2 * ts.two_sided_win(pos[None])[0] - 1)
-    exact = ts.cube_decision(pos[None])
+    exact = exact_cube_decision(pos[None])
     c = r.cube_decision
     assert c["no_double"]["value"] == pytest.approx(exact.no_double[0])
     assert c["double_take"]["value"] == pytest.approx(exact.double_take[0])
-    assert c["double"] == (exact.decision[0] != ts.NO_DOUBLE)
+    assert c["double"] == exact.double[0]
 
 
 def test_common_dice_whatever_the_batch(nets):
@@ -177,7 +178,7 @@ def test_pruned_luck_stays_unbiased_and_the_pruning_score_is_pubeval(nets):
     value after one ply (every trial), since the plays themselves are not pruned."""
     from engine.board import has_contact
     from engine.tools.sample import random_positions
-    from model.players.pubeval import fast_scores, pubeval_scores
+    from model.net.pubeval import fast_scores, pubeval_scores
 
     pos, dice = random_positions("backgammon", 200, seed=4)
     kids, parent = legal_plays("backgammon", pos, dice)

@@ -7,10 +7,10 @@ from engine.board import flip, start_position
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS, legal_plays
 from engine.tools.sample import random_positions
 from model.cube.match_equity import money
-from model.cube.policy import CubePolicy, ranking_order
 from model.net.equity import cubeless_equity, flip_probs
+from model.net.evaluator import child_probabilities
 from model.net.network import NetConfig, OutcomeNet
-from model.players.net_player import child_probabilities
+from model.players.cube_policy import CubePolicy, ranking_order
 from model.search.lookahead import child_probabilities_ahead, evaluate_positions
 
 
@@ -50,7 +50,7 @@ def test_two_ply_is_one_ply_of_the_best_replies():
 
 
 def test_the_policy_filters_then_looks_deeper():
-    """Only candidates near the best are searched (model/cube/policy.py's move filter), and they rank
+    """Only candidates near the best are searched (model/players/cube_policy.py's move filter), and they rank
     above the rest."""
     torch.manual_seed(2)
     net = OutcomeNet(NetConfig("backgammon", (16,)))
@@ -67,7 +67,7 @@ def test_the_policy_filters_then_looks_deeper():
 def test_the_luck_keeps_each_rolls_k_best_by_score():
     """The rollouts' top-K per roll (K passes of group_argmax) is the first K of each group in a sort by
     score, ties to the first, groups smaller than K kept whole."""
-    from model.players.base import group_top
+    from engine.groups import group_top
 
     rng = np.random.default_rng(3)
     for _ in range(100):

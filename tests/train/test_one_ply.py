@@ -35,7 +35,7 @@ def test_the_expectation_over_all_plays_is_the_one_ply_look_ahead(game):
 
 
 def test_pruning_scores_fewer_plays_and_keeps_the_chosen_plays_legal():
-    """Prune K: each roll keeps 1..K of its legal plays (pubeval's best, model/search/luck.py); the
+    """Prune K: each roll keeps 1..K of its legal plays (pubeval's best, model/search/top_plays.py); the
     expectation stays a probability vector and moves only a little from the unpruned one."""
     net = _net("backgammon")
     positions, _ = random_positions("backgammon", 40, seed=4)

@@ -14,7 +14,7 @@ from model.net.checkpoint import read
 from model.net.features import RACE_VERSION
 from model.net.network import NetConfig, OutcomeNet
 from model.net.race import load_race_net
-from model.train.race import is_race_start
+from model.train.race_games import is_race_start
 from model.train.td import SelfPlayActor
 from tests.helpers import ROOT
 

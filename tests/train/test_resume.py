@@ -17,14 +17,13 @@ import torch
 from model.net.checkpoint import read
 from model.net.network import NetConfig, OutcomeNet
 from model.train.td import SelfPlayActor, collect
+from nardibot.cli import cmd_train as train
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-sys.path.insert(0, str(ROOT))
-import train
 
-BG_RUN = ROOT / "checkpoints" / "resume" / "backgammon" / "last.pt"  # the shipped run, with its optimizer
-NARDI_RUN = ROOT / "checkpoints" / "resume" / "nardi" / "last.pt"
+BG_RUN = ROOT / "experiments" / "resume" / "backgammon" / "last.pt"  # the shipped run, with its optimizer
+NARDI_RUN = ROOT / "experiments" / "resume" / "nardi" / "last.pt"
 SCHEDULE = "0:1e-3,150000:3e-4,320000:1e-4"  # the shipped backgammon run's
 
 

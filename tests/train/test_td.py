@@ -94,11 +94,11 @@ def test_play_prune_plays_the_nets_best_of_pubevals_k_best():
     """With play_prune K, every ply's play is, of the K plays pubeval ranks highest for the roll, the one
     the net values most; the games stay legal and the learner gets the same kind of samples."""
     from engine.board import has_contact
+    from engine.groups import group_argmax
     from engine.movegen import legal_plays
     from model.net.equity import cubeless_equity
-    from model.players.base import group_argmax
-    from model.players.net_player import child_probabilities
-    from model.search.luck import scores, top_distinct
+    from model.net.evaluator import child_probabilities
+    from model.search.top_plays import scores, top_distinct
 
     torch.manual_seed(0)
     net = OutcomeNet(NetConfig("backgammon", (16,)))

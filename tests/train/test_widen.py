@@ -13,7 +13,7 @@ from model.net.checkpoint import fits_of, load_net, read
 from tests.helpers import ROOT, run_script
 
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
-NARDI_RUN = ROOT / "checkpoints" / "resume" / "nardi" / "last.pt"  # a one-layer nardi run (128 hidden)
+NARDI_RUN = ROOT / "experiments" / "resume" / "nardi" / "last.pt"  # a one-layer nardi run (128 hidden)
 
 
 def script(*args):

@@ -16,7 +16,7 @@ import pytest
 def web_app():
     pytest.importorskip("fastapi")
     pytest.importorskip("httpx")
-    from model.web.app import create_app
+    from nardibot.web.app import create_app
 
     return create_app()
 

@@ -1,4 +1,4 @@
-"""The HTTP API (model/web/app.py): hint's own JSON over GET and POST, both games, rollouts as jobs that
+"""The HTTP API (nardibot/web/app.py): hint's own JSON over GET and POST, both games, rollouts as jobs that
 can be polled and cancelled, games against the bot, and every kind of malformed request answered with a
 4xx and one line (bad IDs, impossible positions, wrong dice, huge bodies, closed connections), never 500,
 the server serving on."""
@@ -260,14 +260,15 @@ def test_regions_match_the_drawing():
 
 
 def test_match_analysis_answers_as_the_command_does(client):
-    """/api/analyse of a .mat file is analyse_mat_text's answer (what ``analyse --json`` prints); a
+    """/api/analyse of a .mat file is analyse_match's answer (what ``analyse --json`` prints); a
     text that is no match, and a bad ply, are a 400 with one line."""
-    from model.analysis.review import analyse_mat_text
+    from model.bot import Bot
+    from model.service.match_review import ReviewSettings, analyse_match
 
     text = (ROOT / "tests" / "data" / "gnubg_3point.mat").read_text()
     answer = client.post("/api/analyse?ply=0", content=text.encode())
     assert answer.status_code == 200, answer.text
-    expected = json.loads(json.dumps(analyse_mat_text(text, None, 0)))
+    expected = json.loads(json.dumps(analyse_match(Bot.load(), text, ReviewSettings(ply=0))))
     got = answer.json()
     assert got.pop("seconds") >= 0 and expected.pop("seconds") >= 0  # the only field that may differ
     assert got == expected

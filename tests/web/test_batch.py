@@ -1,4 +1,4 @@
-"""Concurrent requests scored together (model/web/batch.py): each caller gets exactly its own rows of the
+"""Concurrent requests scored together (nardibot/web/batch.py): each caller gets exactly its own rows of the
 merged call, an error reaches every caller of it, large calls are not held up; over HTTP, N concurrent
 hint, evaluate and cube requests make fewer than N network calls and get the answers they get alone."""
 
@@ -14,7 +14,7 @@ import pytest
 
 from engine.formats.position import write_position_id
 from engine.tools.sample import random_positions
-from model.web.batch import NetBatcher, unbatched
+from nardibot.web.batch import NetBatcher, unbatched
 
 
 class RowWise:
@@ -130,9 +130,9 @@ def test_concurrent_requests_share_network_calls_and_answer_as_alone(web_app):
     """Eight 0-ply requests at once (six hints, an evaluation, a cube decision) through a server whose
     net counts its calls: fewer than eight calls, where each request alone makes one or two; and the
     answers are those the same requests get one at a time (each then alone in its network call: the
-    command line's bits, model/web/batch.py), to float32 rounding."""
+    command line's bits, nardibot/web/batch.py), to float32 rounding."""
     from model.bot import Bot
-    from model.web.app import BotShelf, create_app
+    from nardibot.web.app import BotShelf, create_app
     from tests.web.conftest import serving
 
     raw = web_app.state.shelf.get("backgammon", batched=False)

@@ -1,0 +1,205 @@
+"""The hint: the legal plays of a roll ranked, or the cube decision when no dice are given; and the
+evaluation of a position (what ``/api/evaluate`` answers).
+
+    answer = hint(bot, query_of_text("backgammon", "4HPwATDgc/ABMA", "31"), HintSettings(ply=1))
+
+``hint`` returns the JSON-ready dict that ``nardibot hint --json`` prints and ``/api/hint`` serves
+(its schema: nardibot/cli/cmd_hint.py's docstring); every decision is model/players/cube_policy.py's,
+the one that play, serve and the cube arena make. ``rank_positions`` is the ranking itself, for many
+positions at once: ``hint`` lists its order, and ``Bot.rank`` (model/bot.py) its order with
+``checker="cubeless"``, so the two never rank the same plays differently.
+
+``bot`` is anything with ``net`` (the network, None for a baseline), ``player`` (its model.players
+player; ``device``), ``name`` and ``game``: a model.bot ``Bot``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from engine.board import CHECKERS, OFF, OPP_OFF
+from engine.errors import FormatError
+from engine.formats.position import write_json_position, write_match_id, write_position_id
+from engine.groups import group_starts
+from engine.movegen import legal_plays
+from engine.notation import format_plays
+from model.net.equity import OUTPUT_NAMES, cubeless_equity
+from model.net.evaluator import child_probabilities
+from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
+from model.players.lookahead_player import CUBELESS_MONEY
+from model.service.query import Query, cube_json, cube_view_of
+
+NO_CUBE = "long nardi has no doubling cube"
+EVALUATION_KEYS = ("game", "bot", "ply", "position", "position_id", "match_id", "cube", "evaluation")
+"""The entries of a hint that make the evaluation of a position (``evaluation``)."""
+
+
+@dataclass(frozen=True)
+class HintSettings:
+    """How a hint is worked out.
+
+    ``ply``: look-ahead of the plays (the move filter's best few, model/players/cube_policy.py) and of
+    the position's probabilities; ``top``: plays a table lists and ``hint --rollout`` rolls out (the
+    answer itself lists every play); ``met``: the match equity table (None: model/cube/met.py's
+    default); ``checker``: "cubeful" values plays at the ID's cube and score (money cubeful equity, or
+    MWC in a match), "cubeless" by the plain cubeless equity whatever the cube and score (what
+    ``Bot.rank`` ranks by)."""
+
+    ply: int = 0
+    top: int = 10
+    met: str | None = None
+    checker: str = "cubeful"
+
+    def __post_init__(self):
+        if self.checker not in CHECKER_PLAY:
+            raise ValueError(f"checker play must be one of {', '.join(CHECKER_PLAY)}, got {self.checker!r}")
+        if self.ply < 0 or self.top < 1:
+            raise ValueError(f"ply must be >= 0 and top >= 1, got {self.ply} and {self.top}")
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """One position's distinct legal plays, best first: the results (``children``), their notation
+    (``moves``; "" when no die can be played), the value they are ranked by (``value``: for a network,
+    cubeful money equity, MWC, or cubeless equity as the settings say; a baseline's own score, NaN
+    where it has none), the probabilities after the play (mover's view; None for a baseline) and the
+    depth each was looked at."""
+
+    children: np.ndarray
+    moves: list[str]
+    value: np.ndarray
+    probs: np.ndarray | None
+    depth: np.ndarray
+
+
+def ranking_views(game: str, views, settings: HintSettings) -> list:
+    """The cube views plays are valued at: the positions' own (``checker="cubeful"``), or a money game
+    without cube, gammons counting (``"cubeless"``); None in long nardi."""
+    if game != "backgammon":
+        return [None] * len(views)
+    return list(views) if settings.checker == "cubeful" else [CUBELESS_MONEY] * len(views)
+
+
+def _scores(bot, positions, dice, children, parent, views, settings: HintSettings):
+    """(value, probs, depth, key) of every child: ``key`` orders a baseline's plays (its own pick first,
+    then by its score), None for a network (``ranking_order``)."""
+    depth = np.zeros(len(children), dtype=np.int64)
+    if bot.net is None:
+        pick = bot.player.select(positions, dice, children, parent)
+        scores = getattr(bot.player, "scores", None)
+        value = (np.asarray(scores(positions, dice, children, parent), dtype=np.float64) if scores is not None
+                 else np.full(len(children), np.nan))
+        key = -np.nan_to_num(value)
+        key[pick] = -np.inf
+        return value, None, depth, key
+    if settings.ply == 0 and settings.checker == "cubeless":  # the net's own float32 equity, as NetPlayer picks
+        probs = child_probabilities(bot.net, children, getattr(bot.player, "device", "cpu"))
+        return cubeless_equity(bot.game, probs), probs, depth, None
+    policy = CubePolicy.for_bot(bot, settings.ply, checker=settings.checker)
+    value, probs, depth = policy.rank_plays(children, parent, views)
+    return value, probs, depth, None
+
+
+def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings: HintSettings,
+                   first_turn=None) -> list[Ranking]:
+    """The ``Ranking`` of each position (B, 28) with its roll (B, 2) and cube view (``views``, one per
+    position, valued as ``ranking_views`` says); one move-generator call and one look-ahead for all."""
+    game = bot.game
+    children, parent = legal_plays(game, positions, dice, first_turn)
+    value, probs, depth, key = _scores(bot, positions, dice, children, parent,
+                                       ranking_views(game, views, settings), settings)
+    start, count = group_starts(parent, len(positions))
+    out = []
+    for i in range(len(positions)):
+        block = np.arange(start[i], start[i] + count[i])
+        if key is None:
+            block = block[ranking_order(value[block], depth[block])]
+        else:
+            block = block[np.argsort(key[block], kind="stable")]
+        ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(positions),))[i])
+        moves = format_plays(game, positions[i], dice[i], children[block], ft)
+        out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
+                           depth[block]))
+    return out
+
+
+def _probs_dict(game, p) -> dict:
+    return {name: round(float(v), 6) for name, v in zip(OUTPUT_NAMES[game], p)}
+
+
+def hint(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
+    """The whole answer for one query as the JSON-ready dict documented in nardibot/cli/cmd_hint.py:
+    the ranked plays of the dice, or without dice the cube decision (backgammon)."""
+    game, pos = query.game, query.position
+    if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
+        raise FormatError("the game is over: a side has borne off all 15 checkers")
+    if bot.net is None:
+        raise ValueError(f"{bot.name} is a baseline: hint needs a network (a checkpoint)")
+    policy = CubePolicy.for_bot(bot, settings.ply)
+    view = cube_view_of(pos, query.info, settings.met) if game == "backgammon" else None
+    out = {"game": game, "bot": bot.name, "ply": settings.ply, "position": write_json_position(pos),
+           "dice": None if query.dice is None else [int(d) for d in query.dice],
+           "plays": None, "cube_decision": None}
+    if game == "backgammon":
+        out["position_id"] = write_position_id(pos)
+        if query.info is not None:
+            info = query.info
+            if query.dice is not None:  # the Match ID written says which dice were analysed
+                info = replace(info, dice=(int(query.dice[0]), int(query.dice[1])))
+            out["match_id"] = write_match_id(info)
+        out["cube"] = cube_json(view)
+    probs = policy.on_roll_probabilities(pos[None])[0]
+    out["evaluation"] = {"probs": _probs_dict(game, probs),
+                         "cubeless_equity": round(float(cubeless_equity(game, probs)), 6)}
+    if query.dice is None:
+        if game == "backgammon":
+            out["cube_decision"] = cube_decision_json(policy.cube_decision(pos, view, probs))
+            out["cube_decision"]["double_offered"] = bool(query.info is not None and query.info.double_offered)
+        return out
+    [ranking] = rank_positions(bot, pos[None], query.dice[None], [view], settings)
+    util, child_probs = ranking.value, ranking.probs
+    cubeless = cubeless_equity(game, child_probs)
+    money = game != "backgammon" or ranking_views(game, [view], settings)[0].is_money
+    equity = util if game == "backgammon" and money else None
+    mwc = None if money else util
+    best = util[0]
+    plays = []
+    for i, move in enumerate(ranking.moves):
+        plays.append({
+            "rank": i + 1, "move": move, "position": write_json_position(ranking.children[i]),
+            "ply": int(ranking.depth[i]), "probs": _probs_dict(game, child_probs[i]),
+            "cubeless_equity": round(float(cubeless[i]), 6),
+            "equity": None if equity is None else round(float(equity[i]), 6),
+            "mwc": None if mwc is None else round(float(mwc[i]), 6),
+            "loss": round(max(0.0, float(best - util[i])), 6),
+        })
+    out["plays"] = plays
+    return out
+
+
+def cube_decision_json(d) -> dict:
+    """A model/cube/decisions.py CubeDecision of one position as the "cube_decision" entry of a hint."""
+    out = {"action": str(d.labels[0]), "double": bool(d.double[0]), "response": str(d.response[0]),
+           "no_double": float(d.no_double[0]), "double_take": float(d.double_take[0]),
+           "double_pass": float(d.double_pass[0])}
+    if d.no_double_mwc is not None:
+        out.update(no_double_mwc=float(d.no_double_mwc[0]), double_take_mwc=float(d.double_take_mwc[0]),
+                   double_pass_mwc=float(d.double_pass_mwc[0]))
+    return out
+
+
+def cube_hint(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
+    """The hint of the position without dice (its cube decision; what ``/api/cube`` answers);
+    FormatError for long nardi, which has no cube."""
+    if query.game != "backgammon":
+        raise FormatError(NO_CUBE)
+    return hint(bot, replace(query, dice=None), settings)
+
+
+def evaluation(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
+    """The position's cubeless probabilities and equity for the side on roll, at ``settings.ply``, with
+    its IDs and cube (``EVALUATION_KEYS`` of the hint without dice; what ``/api/evaluate`` answers)."""
+    answer = hint(bot, replace(query, dice=None), settings)
+    return {key: answer[key] for key in EVALUATION_KEYS if key in answer}

@@ -1,0 +1,109 @@
+"""The ``nardibot`` command, also run as ``python evaluate.py`` (and its train command as ``python
+train.py``): the first argument names a subcommand, the rest goes to it.
+
+    nardibot hint POSITION [--dice 31] [--ply 2] [--json]   best plays / cube decision
+    nardibot rollout POSITION [--dice 31] [--trials 1296]   roll out a position or the plays of a roll
+    nardibot cube A B [--length 5] [--matches 1000]        games with the cube, full matches
+    nardibot analyse FILE.mat [--ply 2] [--json]           rate every decision of a match
+    nardibot play [--game nardi] [--match 5]               play the bot in the terminal
+    nardibot serve --port 4321                             gnubg external-player server
+    nardibot web [--host 127.0.0.1] [--port 8000]          HTTP API and browser page
+    nardibot ubgi                                          UBGI engine protocol on stdin/stdout
+    nardibot duel A B ...                                  cubeless games between two players
+    nardibot benchmark PLAYER [PLAYER ...]                 checker-play error rates on stored positions
+    nardibot train [--game nardi] [--games N] ...          train a network by TD(lambda) self-play
+    nardibot match A B ...                                 the same as duel
+    nardibot A B ...                                       the same as duel
+    nardibot --help | --version                            the subcommands | the version
+
+Arguments that do not start with a subcommand's name (or --help, --version) are the match command's; a
+checkpoint file named like a subcommand is given as ./name. Each subcommand's module is imported only
+when it runs, so that a hint does not wait for the modules of the others. Every usage and error line
+names the program ``nardibot`` (common.PROG), whichever entry point ran it.
+"""
+
+from __future__ import annotations
+
+import model.runtime  # noqa: F401  (first: sets numpy's BLAS threads before numpy loads)
+
+# isort: split
+import importlib
+import sys
+from collections.abc import Callable
+
+from nardibot import __version__
+from nardibot.cli.common import CLOSED_PIPE, PROG, emit, run_main
+
+MATCH = "nardibot.cli.cmd_match"
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "hint": ("nardibot.cli.cmd_hint", "best plays or cube decision of a position"),
+    "rollout": ("nardibot.cli.cmd_rollout", "roll out a position or the plays of a roll"),
+    "cube": ("nardibot.cli.cmd_cube", "games with the cube and full matches, bot vs bot"),
+    "analyse": ("nardibot.cli.cmd_analyse", "rate every decision and roll of a .mat match"),
+    "play": ("nardibot.cli.cmd_play", "play the bot in the terminal"),
+    "serve": ("nardibot.cli.cmd_serve", "gnubg's external-player protocol over TCP"),
+    "web": ("nardibot.cli.cmd_web", "the HTTP API and the browser page (the [web] extra)"),
+    "ubgi": ("nardibot.cli.cmd_ubgi", "the UBGI engine protocol on stdin/stdout"),
+    "duel": (MATCH, "cubeless games between two players, mirrored dice"),
+    "match": (MATCH, "the same as duel (and as giving no subcommand)"),
+    "benchmark": ("nardibot.cli.cmd_benchmark", "checker-play error rates judged by gnubg 2-ply"),
+    "train": ("nardibot.cli.cmd_train", "train a network by TD(lambda) self-play (the [train] extra)"),
+}
+"""Each subcommand: (its module, whose ``main(argv)`` runs it; its one line in ``nardibot --help``)."""
+
+
+def _lazy(name: str, module: str) -> Callable[[list[str]], int]:
+    """A subcommand whose module is imported only when it runs (keeps every start-up short). The match
+    command is told the name it was called by, for its usage and error lines."""
+
+    def run(argv: list[str]) -> int:
+        if module == MATCH:
+            return importlib.import_module(module).match_main(argv, f"{PROG} {name}")
+        return importlib.import_module(module).main(argv)
+
+    return run
+
+
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {name: _lazy(name, module)
+                                                      for name, (module, _) in COMMANDS.items()}
+"""First-argument names that select a command; anything else is the match command's arguments."""
+
+
+def help_text() -> str:
+    """What ``nardibot --help`` prints: the subcommands, one line each."""
+    width = max(map(len, COMMANDS))
+    lines = [f"usage: {PROG} COMMAND [ARGS ...]",
+             f"       {PROG} A B [ARGS ...]      (the same as {PROG} duel A B ...)",
+             f"       {PROG} --help | --version",
+             "",
+             "A backgammon and long-nardi bot: hints, rollouts, matches, play, servers and training.",
+             "",
+             "commands:"]
+    lines += [f"  {name:<{width}}  {line}" for name, (_, line) in COMMANDS.items()]
+    lines += ["",
+              "options:",
+              "  -h, --help  show this list and exit",
+              "  --version   show the version and exit",
+              "",
+              f"'{PROG} COMMAND --help' lists a command's flags. A and B are checkpoint paths or",
+              f"baseline names (random, heuristic, pubeval, gnubg...; '{PROG} duel --help' lists them)."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Dispatch to a subcommand when argv[0] names one, else run the match command; ``--help`` and
+    ``-h`` list the subcommands, ``--version`` says the version (both exit 0)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] in ("-h", "--help"):
+        return run_main(PROG, lambda _: _say(help_text()), argv)
+    if argv and argv[0] == "--version":
+        return run_main(PROG, lambda _: _say(f"{PROG} {__version__}"), argv)
+    if argv and argv[0] in SUBCOMMANDS:
+        return run_main(f"{PROG} {argv[0]}", SUBCOMMANDS[argv[0]], argv[1:])
+    return run_main(PROG, lambda words: importlib.import_module(MATCH).match_main(words, PROG), argv)
+
+
+def _say(text: str) -> int:
+    """Print ``text``; the exit status: 0, or CLOSED_PIPE when its reader went away (``| head``)."""
+    return 0 if emit(text) else CLOSED_PIPE
