@@ -26,7 +26,7 @@ from engine.formats.position import read_position_text, write_json_position
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.service.hint import HintSettings, rank_positions
 from model.service.query import cube_view_of, read_dice, read_position
-from model.service.rollout_answer import RolloutSettings, roll_out
+from model.service.rollout_settings import RolloutSettings
 
 __all__ = ["Bot", "read_dice", "read_position"]
 
@@ -161,5 +161,9 @@ class Bot:
             raise ValueError(f"{self.name} is a baseline: a rollout needs a network")
         pos = read_position(self.game, position)
         roll = None if dice is None else tuple(int(d) for d in read_dice(dice))
+        from model.service.rollout_answer import (
+            roll_out,  # here, not at the top: a hint need not load the trials
+        )
+
         settings, extra = RolloutSettings.of_options(trials=trials, processes=processes, **options)
         return roll_out(self.net, pos, roll, state, settings, device=self.player.device, **extra)

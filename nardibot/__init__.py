@@ -3,9 +3,6 @@ browser page (nardibot/web/). They parse, call the answers of model/service/ and
 ``engine`` or ``model`` imports them.
 """
 
-from importlib import metadata
-
-try:
-    __version__ = metadata.version("nardibot")
-except metadata.PackageNotFoundError:  # a checkout that is not installed
-    __version__ = "0.1.0"
+__version__ = "0.1.0"
+"""The project's version: pyproject.toml reads it from here, ``nardibot --version`` and UBGI's ``id``
+print it."""

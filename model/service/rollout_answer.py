@@ -2,9 +2,9 @@
 
     answer = rollout_answer(bot, query_of_text("backgammon", "4HPwATDgc/ABMA", "31"), RolloutSettings(trials=324))
 
-``RolloutSettings`` is the one description of a rollout's settings: ``nardibot rollout``'s flags
-take their defaults from it, the web API's request builds one, and ``Bot.rollout`` reads its options
-into one. ``roll_out`` runs model/search/rollout.py's ``rollout`` with them (the trials in this
+``RolloutSettings`` (model/service/rollout_settings.py) is the one description of a rollout's
+settings: ``nardibot rollout``'s flags take their defaults from it, the web API's request builds one,
+and ``Bot.rollout`` reads its options into one. ``roll_out`` runs model/search/rollout.py's ``rollout`` with them (the trials in this
 process, in forked processes or on Ray workers: model/search/rollout_workers.py); ``rollout_json``
 is the JSON that ``nardibot rollout --json`` prints and ``/api/rollout`` serves (its schema:
 nardibot/cli/cmd_rollout.py's docstring); ``confirm_hint`` is ``hint --rollout N``'s rollout of the
@@ -14,66 +14,21 @@ plays a hint lists.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from engine.board import CHECKERS, OFF, OPP_OFF
 from engine.errors import FormatError
 from engine.formats.position import write_json_position, write_position_id
 from engine.movegen import legal_plays
 from engine.notation import parse_play
-from model.cube.met import DEFAULT_MET
 from model.net.cluster import start_ray
 from model.search.rollout import estimate_json, rollout
 from model.search.rollout_workers import local_trials, ray_trials
 from model.service.query import Query, cube_json, cube_view_of
+from model.service.rollout_settings import RolloutSettings
 
 PLAYS = ("filter", "all")
 """The candidates of a roll besides a list of plays: hint's move filter, or every legal play."""
-
-
-@dataclass(frozen=True)
-class RolloutSettings:
-    """How a rollout is played (model/search/rollout.py has the method).
-
-    ``trials`` per candidate; ``truncate``: plies per trial (0: played out); ``ply``: checker-play
-    look-ahead in the trials; ``seed`` of the dice; ``plays`` (with dice): "filter" (hint's move
-    filter), "all", or plays in notation; ``vr``: luck adjustment; ``prune``: 0-ply backgammon, the
-    luck adjustment looks at each roll's ``prune`` best plays by pubeval (0: all); ``bearoff``:
-    bear-offs valued by the databases; ``cubeful``: with dice, the plays rolled out with the cube in
-    play; without dice, the cube decision from cubeful rollouts; None: whenever a cube state is
-    given; ``met``: the match equity table of the cube state; ``batch``: trials in play at once
-    (None: 256, 4096 without luck adjustment); ``processes``: forked processes of this machine (0:
-    one per core, 1: this process); ``workers``: Ray workers instead (0: none), on the cluster at
-    ``address`` ("": Ray started on this machine)."""
-
-    trials: int = 1296
-    truncate: int = 0
-    ply: int = 0
-    seed: int = 0
-    plays: str | tuple[str, ...] = "filter"
-    vr: bool = True
-    prune: int = 4
-    bearoff: bool = True
-    cubeful: bool | None = None
-    met: str = DEFAULT_MET
-    batch: int | None = None
-    processes: int = 0
-    workers: int = 0
-    address: str = ""
-
-    def __post_init__(self):
-        if not isinstance(self.plays, str):
-            object.__setattr__(self, "plays", tuple(self.plays))
-
-    @classmethod
-    def of_options(cls, **options) -> tuple[RolloutSettings, dict]:
-        """(settings, the rest) of model.search.rollout.rollout's keyword options (``plies`` is
-        ``ply``; the rest: ``keep``, ``margin``, ``quasi``, ``progress``, ``stop``, ``engine``)."""
-        if "plies" in options:
-            options["ply"] = options.pop("plies")
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in options.items() if k in names}), {
-            k: v for k, v in options.items() if k not in names}
 
 
 @contextlib.contextmanager

@@ -54,15 +54,12 @@ from engine.board import pips
 from engine.cube_state import CubeOwner
 from engine.formats.pictures import ascii_board
 from engine.formats.position import MatchInfo, write_match_id
-from engine.formats.svg import svg_board, write_image
 from model.bot import Bot
 from model.cube.met import load_met
 from model.net.checkpoint import CheckpointError
 from model.net.equity import OUTPUT_NAMES
 from model.service.hint import HintSettings, hint
 from model.service.query import match_id_owner, picture_state, query_from_object, query_of_text
-from model.service.rollout_answer import confirm_hint
-from nardibot.cli.cmd_rollout import render as render_rollout
 from nardibot.cli.common import OneLineParser, progress_bar
 
 
@@ -180,6 +177,10 @@ def main(argv: list[str]) -> int:
         query = query_of_text(args.game, args.position, args.dice)
         answer = hint(bot, query, settings)
         if args.rollout:  # on every core, with a progress bar (quiet off a terminal), as nardibot rollout
+            from model.service.rollout_answer import (
+                confirm_hint,  # only with --rollout: a hint need not load the trials
+            )
+
             answer["rollout"] = confirm_hint(bot, query, answer, args.rollout, settings.top, settings.met,
                                              bar=lambda total: progress_bar(total, "trial", True))
     except ValueError as e:
@@ -193,6 +194,8 @@ def main(argv: list[str]) -> int:
             return 2
     text = json.dumps(answer, indent=1) if args.json else render(answer, args.top, not args.no_board)
     if args.rollout and not args.json and answer["rollout"] is not None:
+        from nardibot.cli.cmd_rollout import render as render_rollout  # only with --rollout, as above
+
         text += "\n\n" + render_rollout(answer["rollout"])
     return _emit(text)
 
@@ -227,6 +230,8 @@ def _draw(answer: dict, path: str) -> str | None:
         play = (pos, np.array(best["board"] + best["bar"] + best["off"], dtype=np.int8))
     state = picture_state(answer.get("cube"))  # the cube and the match or money state (nardi has none)
     try:
+        from engine.formats.svg import svg_board, write_image  # only with --image: the drawing code
+
         write_image(path, svg_board(answer["game"], pos, dice=answer["dice"], play=play, **state))
     except (OSError, ValueError) as e:
         return str(e)

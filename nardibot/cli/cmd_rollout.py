@@ -61,7 +61,8 @@ from model.net.cluster import ClusterError
 from model.net.equity import OUTPUT_NAMES
 from model.search.rollout import Z95
 from model.service.query import query_of_text
-from model.service.rollout_answer import PLAYS, RolloutSettings, rollout_answer
+from model.service.rollout_answer import PLAYS, rollout_answer
+from model.service.rollout_settings import RolloutSettings
 from nardibot.cli.common import OneLineParser, UsageError, progress_bar, run_main
 
 DEFAULTS = RolloutSettings()

@@ -38,10 +38,11 @@ from engine.errors import FormatError
 from engine.formats.fibs import FibsBoard, read_fibs_board
 from engine.formats.position import XGID_PREFIX, read_xgid
 from model.bot import Bot
+from nardibot import __version__
 from nardibot.cli.cmd_serve import BotAgent, ServeOptions
 from nardibot.cli.common import OneLineParser, UsageError, run_main
 
-NAME, AUTHOR, VERSION = "nardibot", "the nardibot authors", "0.1.0"
+NAME, AUTHOR, VERSION = "nardibot", "the nardibot authors", __version__
 SORRY = "sorry"
 
 

@@ -50,7 +50,8 @@ from model.bot import Bot
 from model.service import match_review
 from model.service.hint import NO_CUBE, HintSettings, cube_hint, evaluation, hint
 from model.service.query import Query, cube_json, cube_view_of, picture_state, query_from_object
-from model.service.rollout_answer import RolloutSettings, check_rollout, plan_rollout
+from model.service.rollout_answer import check_rollout, plan_rollout
+from model.service.rollout_settings import RolloutSettings
 from nardibot.web.batch import WAIT, NetBatcher
 from nardibot.web.jobs import Jobs, JobsFull
 from nardibot.web.play_sessions import HUMAN, Table, Tables, match_info
