@@ -48,7 +48,7 @@ class Bot:
         game than ``game`` is refused (pass game="nardi" for nardi checkpoints). ``exact_endgames``: the
         net answers bear-offs from the databases (model/net/evaluator.py; None: its default). A spec
         with suffixes (model/players/registry.py: "path+noexact", "path+2ply") makes its player; with
-        +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth (cubeless, hint's search)."""
+        +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth, as ``hint --ply N`` does."""
         # imported here, for start-up: the loaders and every baseline's module (model/players/registry.py)
         # only once a bot is loaded
         from model.net.checkpoint import SUFFIXES, load_net, shipped_path
@@ -102,14 +102,17 @@ class Bot:
         out = []
         for ranking, view in zip(rank_positions(self, pos, roll, views, self.hint_settings, first_turn), views):
             util, probs = ranking.value, ranking.probs
-            value = "equity" if view is None or view.is_money else "mwc"
+            money = view is None or view.is_money
             best = util[0]
             plays = []
             for j, move in enumerate(ranking.moves):  # the edge: notation and dicts for people
                 play = {"move": move, "position": write_json_position(ranking.children[j])}
                 if probs is not None:
                     play["probs"] = dict(zip(OUTPUT_NAMES[self.game], map(float, probs[j])))
-                    play[value] = float(util[j])
+                    if money:
+                        play["equity"] = float(util[j])
+                    else:  # as hint: no money equity at a match score, the match-winning chance instead
+                        play.update(equity=None, mwc=float(util[j]))
                     play["loss"] = float(best - util[j])
                 elif not np.isnan(util[j]):
                     play["score"] = float(util[j])
@@ -121,7 +124,7 @@ class Bot:
         """Every distinct legal play of ``dice`` in ``position``, best first: dicts with ``move``
         (gnubg notation, "" when no die can be played), ``position`` (JSON form of the result,
         same side, before the turn passes), and for networks ``probs`` (mover's view after the
-        play), ``equity`` (in match play ``mwc``) and ``loss`` against the best. The order and the
+        play), ``equity`` (at a match score None, and ``mwc``) and ``loss`` against the best. The order and the
         figures are ``hint``'s (model/service/hint.py's ``rank_positions`` with ``hint_settings``):
         cubeful money equity at the cube of a Match ID or XGID (a centred cube without one), at a match
         score the match-winning chance, in long nardi cubeless equity. A baseline lists its own pick
@@ -155,7 +158,7 @@ class Bot:
         the trials in this many processes forked from this one (0: one per core; default 1, this
         process; model/search/rollout_workers.py). ``options``: those of model.search.rollout.rollout
         (plies, truncate, vr, bearoff, seed, plays, cubeful, ...; the settings among them are
-        model/service/rollout_answer.py's ``RolloutSettings``). Returns its RolloutResult
+        model/service/rollout_settings.py's ``RolloutSettings``). Returns its RolloutResult
         (``.plays``, ``.evaluation``, ``.separation``, ``.cube_decision``)."""
         if self.net is None:
             raise ValueError(f"{self.name} is a baseline: a rollout needs a network")

@@ -1,6 +1,6 @@
 """Process settings, made before numpy loads: one BLAS thread for numpy and glibc's malloc keeping
-freed memory for reuse. Imported first by the entry points (``nardibot``, ``evaluate.py`` and
-``train.py`` through nardibot/cli/main.py) and by the Ray actors; nothing else needs to reach for it.
+freed memory for reuse. Imported first by the entry points (``nardibot`` and ``evaluate.py`` through nardibot/cli/main.py,
+``train.py`` itself) and by the Ray actors; nothing else needs to reach for it.
 
 The inputs and the networks multiply tall, thin matrices (``(B, 25) @ (25, 3)`` in the feature
 encoding, ``(B, 253) @ (253, 256)`` in a net); OpenBLAS's default of one thread per core spends more

@@ -59,9 +59,13 @@ def module_imports() -> dict[str, set[str]]:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
                 found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                found.add(node.module)
-                found.update(f"{node.module}.{alias.name}" for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:  # a relative import, resolved against the module's own package
+                    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+                    base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+                found.add(base)
+                found.update(f"{base}.{alias.name}" for alias in node.names)
         edges[name] = {other for other in found if other in modules and other != name}
     return edges
 

@@ -13,7 +13,8 @@ Two tables, as in GNU Backgammon (gnubg) 1.07, ``matchequity.c``:
 Files: ``<met><info>...<length>n</length></info><pre-crawford-table type="explicit"><row><me>x</me>
 ...</row>...</pre-crawford-table><post-crawford-table type="explicit" player="both|0|1"><row>...</row>
 </post-crawford-table></met>``; row j of the pre-Crawford table is the side j+1-away. The tables the
-project ships (``model/data/met/``: Kazaross-XG2, Rockwell-Kazaross, g11) are explicit 25 x 25 tables.
+project ships (``model/cube/data/met/``: Kazaross-XG2, Rockwell-Kazaross, g11) are explicit 25 x 25
+tables.
 gnubg's parametric kinds (``type="zadeh"`` / ``"mec"``: tables computed from gammon rates) are refused
 with a clear error: copy an explicit table instead.
 
@@ -94,7 +95,7 @@ class MatchEquityTable:
 
 
 def load_met(name_or_path: str | Path = DEFAULT_MET) -> MatchEquityTable:
-    """Load a MET by name (a file in model/data/met, ".xml" optional) or by path; METError if unusable."""
+    """Load a MET by name (a file in model/cube/data/met, ".xml" optional) or by path; METError if unusable."""
     return _load_by_name(str(name_or_path))
 
 
@@ -104,7 +105,7 @@ def _load_by_name(name_or_path: str) -> MatchEquityTable:
 
 
 def available_mets() -> list[str]:
-    """Names of the tables shipped in model/data/met."""
+    """Names of the tables shipped in model/cube/data/met."""
     return sorted(p.stem for p in MET_DIR.glob("*.xml"))
 
 

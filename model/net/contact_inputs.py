@@ -29,9 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.board import BAR, OPP_BAR, POINTS
+from model.net.contact_hits import BAR_BIT, highest_bit, hit_features
 from model.net.contact_tables import ENTER_LOSS, ESCAPES, ESCAPES_BEYOND, UNITS
-
-from .contact_hits import BAR_BIT, highest_bit, hit_features
 
 FEATURE_VERSION = 1
 """Changes whenever any of these encodings changes, so a checkpoint is never fed the wrong inputs."""

@@ -202,7 +202,8 @@ takes), random (random cube actions)."""
 
 def make_cube_player(spec: str, game: str, policy: str = "auto", checker: str = "cubeful",
                      seed: int | None = None, resign: bool = False) -> CubePlayer:
-    """A CubePlayer from a baseline name or a checkpoint path (model/players.make_player) and a policy.
+    """A CubePlayer from a baseline name or a checkpoint path (model/players/registry.py's
+    ``make_player``) and a policy.
 
     ValueError for an unknown policy or a network policy on a baseline (it has no probabilities).
     """

@@ -11,7 +11,7 @@ Values are kept from the *root* side's view (the side whose equity is asked for)
 (K,) cumulative as in model/net/equity.py and, in cubeful trials, one number: money equity in units
 of the root's starting cube, or the root's match-winning chance (MWC).
 
-Dice (``trial_dice``): trial t throws ``model.arena.cubeless.throws(seed, t, ply)``, the same for
+Dice (``trial_dice``): trial t throws ``engine.dice.throws(seed, t, ply)``, the same for
 every candidate (common random numbers), except the first two throws, which are quasi-random:
 within each block of 1,296 trials, with a = t mod 36 and k = (t // 36) mod 36, the first throw is
 combination P1[a] and the second P2[(a + k) mod 36] of the 36 ordered ones (P1, P2 permutations
@@ -115,7 +115,11 @@ def trial_dice(seed: int, trial: np.ndarray, ply: np.ndarray, quasi: bool = True
 
 @dataclass
 class Settings:
-    """How trials are played. ``state``: the root side's cube and score (cubeful trials only)."""
+    """How the trials of one rollout are played, as the trial runner needs them (the game, the root's
+    cube state, the move filter and the quasi-random dice besides what a user sets): model/search/
+    rollout.py's ``rollout`` fills it from its options, which model/service/rollout_settings.py's
+    ``RolloutSettings`` describes for every door. ``state``: the root side's cube and score (cubeful
+    trials only)."""
 
     game: str
     plies: int = 0

@@ -7,8 +7,9 @@ the web API, UBGI, gnubg's external-player server and ``Bot`` call them and only
                       ``query_from_object``), the cube state of the side on roll and its JSON
     hint.py           ``HintSettings``; ``hint`` (plays or cube decision), ``cube_hint``, ``evaluation``;
                       ``rank_positions``, the ranking ``hint`` and ``Bot.rank`` share
-    rollout_answer.py ``RolloutSettings``; ``roll_out``, ``rollout_answer`` / ``plan_rollout`` (the JSON),
-                      ``confirm_hint`` (``hint --rollout``), ``check_rollout``
+    rollout_settings.py ``RolloutSettings``, the one description of a rollout's settings
+    rollout_answer.py ``roll_out``, ``rollout_answer`` / ``plan_rollout`` (the JSON), ``confirm_hint``
+                      (``hint --rollout``), ``check_rollout``
     match_review.py   ``ReviewSettings``; ``analyse_match`` (model/analysis/review.py with a bot's network)
     game_turn.py      the bot's turn: ``bot_acts`` in an engine.game game against a person, and
                       ``BoardAgent`` (``AgentSettings``) on FIBS boards for serve and UBGI

@@ -6,8 +6,8 @@ evaluation of a position (what ``/api/evaluate`` answers).
 ``hint`` returns the JSON-ready dict that ``nardibot hint --json`` prints and ``/api/hint`` serves
 (its schema: nardibot/cli/cmd_hint.py's docstring); every decision is model/players/cube_policy.py's,
 the one that play, serve and the cube arena make. ``rank_positions`` is the ranking itself, for many
-positions at once: ``hint`` lists its order, and ``Bot.rank`` (model/bot.py) its order with
-``checker="cubeless"``, so the two never rank the same plays differently.
+positions at once: ``hint`` lists its order, and ``Bot.rank`` (model/bot.py) lists the same order
+with the same settings, so the two never rank the same plays differently.
 
 ``bot`` is anything with ``net`` (the network, None for a baseline), ``player`` (its model.players
 player; ``device``), ``name`` and ``game``: a model.bot ``Bot``.
@@ -44,8 +44,7 @@ class HintSettings:
     the position's probabilities; ``top``: plays a table lists and ``hint --rollout`` rolls out (the
     answer itself lists every play); ``met``: the match equity table (None: model/cube/met.py's
     default); ``checker``: "cubeful" values plays at the ID's cube and score (money cubeful equity, or
-    MWC in a match), "cubeless" by the plain cubeless equity whatever the cube and score (what
-    ``Bot.rank`` ranks by)."""
+    MWC in a match), "cubeless" by the plain cubeless equity whatever the cube and score."""
 
     ply: int = 0
     top: int = 10

@@ -60,7 +60,8 @@ from model.bot import Bot
 from model.cube.met import load_met
 from model.net.checkpoint import CheckpointError
 from model.service.match_review import ReviewSettings, analyse_match
-from nardibot.cli.analyse_html import decision_line, table_rows, what, write_report
+from nardibot.cli.analyse_html import write_report
+from nardibot.cli.analyse_report import decision_line, table_rows, what
 from nardibot.cli.common import OneLineParser, UsageError, emit, run_main
 
 

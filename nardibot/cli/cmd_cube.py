@@ -36,8 +36,11 @@ from pathlib import Path
 
 from engine import game as g
 from engine.board import GAMES
+from engine.formats.matfile import player_names, write_mat
+from model.arena.cubeful import mat_records, play_matches
 from model.arena.cubeless import MAX_PLIES
-from model.players.cube_players import CHECKER_PLAY, POLICIES
+from model.players.cube_players import CHECKER_PLAY, POLICIES, make_cube_player
+from model.players.registry import BASELINES
 from nardibot.cli.common import (
     CLOSED_PIPE,
     OneLineParser,
@@ -47,6 +50,7 @@ from nardibot.cli.common import (
     run_main,
     write_json,
 )
+from nardibot.cli.common import progress_bar as bar_on_stderr
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,8 +103,6 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, g.Rules]:
 
 def load(args) -> tuple:
     """(player A, player B) as cube players; UsageError for a player that cannot be made."""
-    from model.players.cube_players import make_cube_player
-
     players = []
     for seat, (spec, policy, checker) in enumerate(((args.a, args.a_cube, args.a_checker),
                                                     (args.b, args.b_cube, args.b_checker))):
@@ -118,9 +120,6 @@ def load(args) -> tuple:
 def run(players, rules: g.Rules, matches: int, seed: int = 0, batch: int = 128, max_plies: int = MAX_PLIES,
         resignations: bool = False, progress_bar: bool = True, record: bool = False):
     """Play with a progress bar on stderr (off the terminal, or without tqdm, it stays quiet)."""
-    from model.arena.cubeful import play_matches
-    from nardibot.cli.common import progress_bar as bar_on_stderr
-
     unit = "game" if rules.money else "match"
     with bar_on_stderr(matches, unit, progress_bar) as bar:
         return play_matches(players[0], players[1], rules, matches, seed=seed, batch=batch,
@@ -155,8 +154,6 @@ def report(summary: dict) -> str:
 
 def spec_name(spec: str) -> str:
     """A player's name in a .mat file: its baseline name, or its checkpoint's stem."""
-    from model.players.registry import BASELINES
-
     name = spec.strip().lower()
     return name if name in BASELINES else Path(spec).stem
 
@@ -172,9 +169,6 @@ def mat_paths(path: str, count: int) -> list[Path]:
 
 def save_mats(result, args) -> list[Path]:
     """The recorded games as .mat files (see the module docstring); UsageError if one cannot be written."""
-    from engine.formats.matfile import player_names, write_mat
-    from model.arena.cubeful import mat_records
-
     names = player_names(spec_name(args.a), spec_name(args.b))
     records = [replace(record, names=names) for record in mat_records(result)]
     paths = mat_paths(args.mat, len(records))

@@ -37,6 +37,7 @@ from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
 from model.arena.luck import game_luck, judged_turns
 from model.net.device import choose_device
 from model.players.registry import BASELINES, make_player, parse_checkpoint_spec
+from nardibot.cli.commands import COMMANDS
 from nardibot.cli.common import (
     CLOSED_PIPE,
     PROG,
@@ -84,11 +85,9 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
     """The match command's parser, named ``prog`` in its usage and error lines (``nardibot``, ``nardibot
     duel`` or ``nardibot match``, as it was called): a flag per Args field (engine/tools/cli.py's
     dataclass_parser)."""
-    from nardibot.cli.main import SUBCOMMANDS
-
     return dataclass_parser(Args, prog=prog,
                             description="Cubeless bot-vs-bot games with mirrored dice.",
-                            epilog=f"subcommands: {', '.join(SUBCOMMANDS)} (default: match). "
+                            epilog=f"subcommands: {', '.join(COMMANDS)} (default: match). "
                                    f"baselines: {', '.join(BASELINES)}")
 
 

@@ -67,7 +67,7 @@ from model.service.game_turn import (
     points_text,
 )
 from nardibot.cli.common import PROG, OneLineParser, add_money_options
-from nardibot.cli.play_decisions import hint_table
+from nardibot.cli.play_hint import hint_table
 from nardibot.cli.terminal import (
     ACTIONS,
     CONFIRM,
@@ -353,7 +353,7 @@ class Table:
         return self.state.is_over
 
     def hint(self) -> None:
-        """``nardibot hint``'s table for the person's decision (nardibot/cli/play_decisions.py); a waiting
+        """``nardibot hint``'s table for the person's decision (nardibot/cli/play_hint.py); a waiting
         resignation gets accept or reject; a baseline bot names only its own choice."""
         state, say = self.state, self.console.say
         if state.resignation is not None:

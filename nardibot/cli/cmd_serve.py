@@ -104,6 +104,11 @@ class BotAgent(BoardAgent):
         self.log = log or (lambda message: print(f"serve: {message}", file=sys.stderr, flush=True))
         self.verbose = verbose  # log every request and its reply
 
+    def answer(self, board: FibsBoard) -> str:
+        """The one reply line (without line end) to ``board``: the decision model/service/game_turn.py's
+        ``BoardAgent.decide`` makes, in the protocol's words (a roll's play through ``play``)."""
+        return self.play(board) if board.kind == MOVE else self._words(self.decide(board))
+
     def play(self, board: FibsBoard) -> str:
         """The reply to a roll: the chosen play, checked legal, one step per die (or a resignation)."""
         reply = self.choose_play(board)
@@ -116,23 +121,6 @@ class BotAgent(BoardAgent):
             self.log(f"play {pick} of {board.dice} failed its check; sending another legal play")
             text = first_checked_play(board.position, board.dice, children)
         return text
-
-    def roll_or_double(self, board: FibsBoard) -> str:
-        """The reply to "roll or double": the bot on roll, before its dice."""
-        return self._words(self.cube_action(board))
-
-    def take_or_drop(self, board: FibsBoard) -> str:
-        """The reply to a double from the side on roll: take, drop, or (beavers on) beaver."""
-        return self._words(self.double_answer(board))
-
-    def answer(self, board: FibsBoard) -> str:
-        """The one reply line (without line end) to ``board``."""
-        if board.kind == TAKE:
-            return self.take_or_drop(board)
-        if board.kind == CUBE:
-            return self.roll_or_double(board)
-        assert board.kind == MOVE
-        return self.play(board)
 
     @staticmethod
     def _words(reply) -> str:

@@ -85,7 +85,7 @@ class Args:
                                      "roll that pubeval ranks highest and the actor plays the best of them "
                                      "(0 = every play); 8 plays about 1.6x as many plies per CPU-second and "
                                      "another play than the net's own best on one roll in thirty "
-                                     "(README \"Pruned self-play\")")
+                                     "(docs/training.md, \"Pruned self-play\")")
     starts: str = option("", help="a .npy file of start positions (N, 28) int8, each seen by its side on "
                                   "roll: every game starts from one drawn at random instead of the opening "
                                   "(a race net's races: scripts/train_race.py); not with --actors")

@@ -19,7 +19,7 @@ from model.players.cube_policy import CubePolicy
 from model.service import game_turn as turn
 from model.service.game_turn import BOT, HUMAN
 from nardibot.cli.cmd_play import Console, Table
-from nardibot.cli.play_decisions import HINT_TOP
+from nardibot.cli.play_hint import HINT_TOP
 from tests.helpers import GNUBG, ROOT, gnubg_import, replay, save_tiny_checkpoints
 
 
