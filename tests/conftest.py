@@ -1,8 +1,16 @@
-"""The slow tests, by name, in one place: ``python -m pytest -m "not slow"`` is the quick subset (under
-two minutes on the 2-core development machine) for everyday work; CI runs everything.
+"""What every test session shares.
 
-A test is slow when it starts processes (train.py, gnubg, a fresh install), plays many games, or
-builds a database; the list was drawn from ``pytest --durations=0`` (each over about 1.5 s there).
+- The slow tests, by name, in one place: ``python -m pytest -m "not slow"`` is the quick subset (under
+  two minutes on the 2-core development machine) for everyday work; CI runs everything. A test is slow
+  when it starts processes (train.py, gnubg, a fresh install), plays many games, or builds a database;
+  the list was drawn from ``pytest --durations=0`` (each over about 1.5 s there).
+- The bear-off databases go to a temporary cache folder made for the session ($NARDIBOT_CACHE_DIR, which
+  the processes the tests start inherit), never the user's ~/.cache/nardibot; they are built once per
+  session, the first time a test needs them, and the folder is removed at the end.
+- Under CI (``NARDIBOT_CI=1``, which .ci/run sets) every test must run: a test skipped for a missing
+  tool or extra (gnubg, chromium, gnubg-nn, Ray...) fails instead, and hypothesis is derandomised
+  (its inputs are a function of the test, so a failure found in CI reproduces) and has no deadline
+  where a test's own settings set none.
 """
 
 from __future__ import annotations
@@ -10,7 +18,23 @@ from __future__ import annotations
 import model.runtime  # noqa: F401  (first: numpy's BLAS on one thread, as the command lines run it)
 
 # isort: split
+import os
+import shutil
+import tempfile
+
 import pytest
+from hypothesis import HealthCheck, settings
+
+from model.net.bearoff import CACHE_ENV
+
+CI = os.environ.get("NARDIBOT_CI", "") not in ("", "0")
+"""Set by .ci/run: skips become failures and hypothesis is derandomised."""
+
+settings.register_profile("nardibot-ci", derandomize=True, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+if CI:  # before the test modules make their settings (tests/strategies.py's FUZZ inherits from it)
+    settings.load_profile("nardibot-ci")
+
 
 SLOW = (
     "tests/train/test_train.py",
@@ -54,6 +78,9 @@ SLOW = (
     "tests/cli/test_ubgi.py",
     "tests/analysis/test_agreement.py",
     "tests/analysis/test_review.py::test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth",
+    "tests/test_strength_floor.py",
+    "tests/test_conftest.py",
+    "tests/cube/test_exact_bearoff_gnubg.py",
 )
 
 
@@ -62,3 +89,39 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.nodeid.startswith(SLOW):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_configure(config):
+    """The session's bear-off cache folder, before any test module or process looks for the databases."""
+    config.nardibot_cache = tempfile.mkdtemp(prefix="nardibot-test-cache-")
+    os.environ[CACHE_ENV] = config.nardibot_cache
+
+
+def pytest_unconfigure(config):
+    """The session's bear-off cache goes with the session."""
+    if getattr(config, "nardibot_cache", None):
+        shutil.rmtree(config.nardibot_cache, ignore_errors=True)
+
+
+def _skip_is_a_failure(report) -> None:
+    """Under CI, turn a skipped ``report`` into a failure that says what was skipped and why."""
+    if not (CI and report.skipped) or hasattr(report, "wasxfail"):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    report.outcome = "failed"
+    report.longrepr = (f"skipped under CI, where every test must run (NARDIBOT_CI=1; .ci/run installs what "
+                       f"the suite needs): {reason}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A test skipped for a missing tool (skipif, pytest.skip, importorskip inside it) fails under CI."""
+    outcome = yield
+    _skip_is_a_failure(outcome.get_result())
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """So does a whole module skipped at import (a module-level importorskip)."""
+    outcome = yield
+    _skip_is_a_failure(outcome.get_result())

@@ -26,10 +26,10 @@ from engine.formats.match_id import CUBE_CENTRED, GameStatus, MatchInfo
 from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, Action, GameRecord, MatchRecord
 from engine.match import RuleError
 
-FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=2000,
+FUZZ = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "200")), deadline=None,
                 suppress_health_check=[HealthCheck.too_slow])
-"""Settings of one fuzzed reader: a few hundred inputs (FUZZ_EXAMPLES=5000 for a longer hunt), a
-generous deadline per input."""
+"""Settings of one fuzzed reader: a few hundred inputs (FUZZ_EXAMPLES=5000 for a longer hunt), no
+deadline (a loaded runner must not fail a test; a hang is caught by HANG_SECONDS instead)."""
 HANG_SECONDS = 10
 """An input answered later than this counts as a hang."""
 CLEAR_ERRORS = (FormatError, IllegalPlayError, PositionError, RuleError)

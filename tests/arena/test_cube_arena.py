@@ -154,7 +154,7 @@ def test_nardi_matches_add_points_with_no_cube(length):
     for final in result.finals:
         replay_scores(final)
         assert {r.points for r in final.results} <= {1, 2}
-    assert result.summary()["a_win_rate"] < 0.5  # random play loses to the heuristic
+    assert check_summary(result)["a_win_rate"] < 0.5  # random play loses to the heuristic
 
 
 @pytest.mark.parametrize("rules", [g.Rules(), g.Rules(match_length=3)])
@@ -275,20 +275,50 @@ def tiny_net(game, seed=0):
     return NumpyNet(config, weights)
 
 
+def check_summary(result) -> dict:
+    """The summary's figures recomputed from the matches' games (engine.game's results, seen from A's
+    seat: match m has A in seat m % 2): points, games, points per game and its interval over the
+    mirrored pairs, match wins with both intervals, the largest cube. Returns the summary."""
+    s = result.summary()
+    a_seat = np.arange(len(result.finals)) % 2
+    outcomes = [[(r.points if r.winner == a else -r.points, r.cube) for r in final.results]
+                for final, a in zip(result.finals, a_seat)]
+    points = np.array([sum(p for p, _ in games) for games in outcomes], dtype=float)
+    games = np.array([len(games) for games in outcomes])
+    np.testing.assert_array_equal(result.a_points, points)
+    assert s["games"] == games.sum() and s["max_cube"] == max(c for match in outcomes for _, c in match)
+    assert s["ppg"] == pytest.approx(points.sum() / games.sum())
+    pairs = (points / games).reshape(-1, 2).mean(axis=1)  # one pair: no interval (nan)
+    spread = pairs.std(ddof=1) if len(pairs) > 1 else np.nan
+    assert s["ppg_ci95"] == pytest.approx(1.96 * spread / np.sqrt(len(pairs)), nan_ok=True)
+    if result.rules.match_length:
+        won = np.array([final.winner == a for final, a in zip(result.finals, a_seat)], dtype=float)
+        pairs = won.reshape(-1, 2).mean(axis=1)
+        spread = pairs.std(ddof=1) if len(pairs) > 1 else np.nan
+        assert s["a_match_wins"] == won.sum() and s["a_win_rate"] == pytest.approx(won.mean())
+        assert s["a_win_ci95"] == pytest.approx(1.96 * spread / np.sqrt(len(pairs)), nan_ok=True)
+        assert (s["a_win_wilson_low"], s["a_win_wilson_high"]) == pytest.approx(wilson_interval(won.sum(), len(won)))
+    return s
+
+
 def test_network_players_play_money_matches_and_nardi_through_the_runner():
     """Tiny nets with the cube (aware, money-style, with resignations) finish money games and 3-point
-    matches, and a nardi net finishes a nardi match; the summaries carry intervals."""
+    matches, and a nardi net finishes a nardi match without a cube; every figure of the summaries is
+    what the games add up to."""
     net = tiny_net("backgammon")
     aware = NetCubePlayer(net, name="aware", resign=True)
     money = NetCubePlayer(net, style="money", checker="cubeless", name="money", resign=True)
-    s = play_matches(aware, money, g.Rules(match_length=3), matches=4, seed=1, resignations=True).summary()
-    assert s["matches"] == 4 and 0 <= s["a_win_rate"] <= 1 and s["a_win_ci95"] >= 0
-    s = play_matches(aware, NoCubePlayer(HeuristicPlayer("backgammon")), g.Rules(), matches=4).summary()
-    assert s["games"] == 4 and np.isfinite(s["ppg_ci95"]) and s["max_cube"] <= MAX_CUBE
+    result = play_matches(aware, money, g.Rules(match_length=3), matches=4, seed=1, resignations=True)
+    assert check_summary(result)["matches"] == 4
+    for final in result.finals:
+        replay_scores(final)
+    result = play_matches(aware, NoCubePlayer(HeuristicPlayer("backgammon")), g.Rules(), matches=4)
+    assert check_summary(result)["games"] == 4
     nardi = NetCubePlayer(tiny_net("nardi"))
-    s = play_matches(nardi, NoCubePlayer(HeuristicPlayer("nardi")), g.Rules(game="nardi", match_length=3),
-                     matches=2).summary()
-    assert s["games"] >= 4 and s["max_cube"] == 1
+    result = play_matches(nardi, NoCubePlayer(HeuristicPlayer("nardi")), g.Rules(game="nardi", match_length=3),
+                          matches=2)
+    s = check_summary(result)
+    assert s["games"] >= 4 and s["max_cube"] == 1 and (result.cubes == 1).all()
 
 
 def test_make_cube_player_policies():
