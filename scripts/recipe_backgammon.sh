@@ -116,7 +116,7 @@ fit() {  # fit NAME FROM_RUN NEW_RUN "LABEL FOLDERS" OPTIONS...: fit_labels.py i
 SP="$R/selfplay"
 LR=0:1e-3,150000:3e-4,320000:1e-4,508314:3e-5
 if [ -e "$SP/last.pt" ]; then FIRST=(--run-dir "$SP" --resume); else FIRST=(--run-dir "$SP" --game backgammon \
-  --features 3 --hidden 256 --lr-schedule "$LR" --seed 11 --checkpoint-every 10000 --eval-every 50000); fi
+  --features 3 --hidden 256 --lr-schedule "$LR" --seed 11 --checkpoint-every 10000 --eval-every 50000 --keep-snapshots 0); fi  # every snapshot: the strength curve
 step td270k "$PY" train.py "${FIRST[@]}" --games "$(n 270049)" $PAR --threads 1 --actors "$ACTORS" --no-progress
 step oneply3 "$PY" train.py --run-dir "$SP" --resume --games "$(n 577160)" --target one-ply --target-prune 3 --lam 0 \
   --checkpoint-every 2000 --threads 1 --actors "$ACTORS" --no-progress

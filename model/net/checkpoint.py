@@ -53,6 +53,11 @@ class CheckpointError(ValueError):
     """A checkpoint that is missing, corrupt, or made for something else."""
 
 
+class CheckpointWriteError(OSError):
+    """A checkpoint that could not be written (a full disk, no permission...): ``filename`` is the
+    checkpoint's path, ``strerror`` why; the file it was to replace is as it was."""
+
+
 def shipped_path(game: str) -> Path:
     """The network shipped with the project for ``game``: checkpoints/<game>.safetensors."""
     return SHIPPED / f"{game}{SAFETENSORS}"
@@ -132,9 +137,14 @@ def _float32(value) -> np.ndarray:
 
 def _write_atomically(path: Path, write: Callable) -> None:
     """Call ``write(file)`` on a temporary file beside ``path``, fsync it, rename it to ``path``; on any
-    failure the temporary file is removed and an existing ``path`` is left as it was."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    failure the temporary file is removed and an existing ``path`` is left as it was. A failure of the
+    file system (an OSError, also one torch's writer wraps in a RuntimeError) is raised as
+    CheckpointWriteError naming ``path``."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise _write_error(path, e) from None
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
@@ -142,10 +152,30 @@ def _write_atomically(path: Path, write: Callable) -> None:
             os.fsync(f.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes it private; a checkpoint is an ordinary file
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise
+        cause = _os_error(e) if isinstance(e, Exception) else None  # Ctrl-C stays Ctrl-C
+        if cause is None:
+            raise
+        raise _write_error(path, cause) from e
+
+
+def _os_error(error: BaseException | None) -> OSError | None:
+    """The OSError that ``error`` is or that caused it (torch.save reports a failed write as a
+    RuntimeError of its zip writer, raised while handling the OSError); None if there is none."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, OSError):
+            return error
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return None
+
+
+def _write_error(path: Path, error: OSError) -> CheckpointWriteError:
+    """``error`` as the CheckpointWriteError of ``path`` (the checkpoint, not its temporary file)."""
+    return CheckpointWriteError(error.errno, error.strerror or str(error), str(path))
 
 
 def _read_safetensors(path: Path) -> dict:

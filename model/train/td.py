@@ -54,10 +54,11 @@ class Experience:
 
     positions: np.ndarray  # (N, 28) int8, side on roll's view
     targets: np.ndarray  # (N, K) float32 lambda-returns
-    games: int = 0  # games finished
-    plies: int = 0  # plies played
+    games: int = 0  # games finished by a win (those stopped at the ply cap are counted in cut_off)
+    plies: int = 0  # plies played by all the games in flight meanwhile, finished or not
     results: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int8))  # |points| of each game
     cut_off: int = 0  # games stopped at the ply cap
+    game_plies: int = 0  # the plies of the games finished, summed: game_plies / games is their mean length
 
 
 def opening_dice(game: str, rng: np.random.Generator, n: int) -> np.ndarray:
@@ -238,7 +239,7 @@ class SelfPlayActor:
     def play(self, min_samples: int) -> Experience:
         """Play until at least ``min_samples`` positions of finished games are collected."""
         pos_out, tgt_out, results = [], [], []
-        samples = plies = games = cut = 0
+        samples = plies = games = game_plies = cut = 0
         every = np.arange(self.n)
         while samples < min_samples:
             chosen = self._step()
@@ -259,17 +260,19 @@ class SelfPlayActor:
             won = score > 0
             results.append(score[won])
             games += int(won.sum())
+            game_plies += int(self.table.plies[won].sum())
             cut += int(capped.sum())
             self.table.deal(slots)
         return Experience(np.concatenate(pos_out), np.concatenate(tgt_out).astype(np.float32),
-                          games, plies, np.concatenate(results).astype(np.int8), cut)
+                          games, plies, np.concatenate(results).astype(np.int8), cut, game_plies)
 
 
 def join(parts: list[Experience]) -> Experience:
     """The experiences ``parts`` as one, in order."""
     return Experience(np.concatenate([e.positions for e in parts]), np.concatenate([e.targets for e in parts]),
                       sum(e.games for e in parts), sum(e.plies for e in parts),
-                      np.concatenate([e.results for e in parts]), sum(e.cut_off for e in parts))
+                      np.concatenate([e.results for e in parts]), sum(e.cut_off for e in parts),
+                      sum(e.game_plies for e in parts))
 
 
 def collect(actor: SelfPlayActor, min_samples: int, max_games: int) -> Experience:

@@ -17,8 +17,10 @@ on the cluster of --ray-address, the learner staying in this process; without it
 
 Every --checkpoint-every games the run writes <run-dir>/last.pt atomically (kill it at any moment:
 --resume continues from there) and a small snapshot under <run-dir>/snapshots/ for the strength
-curve. TensorBoard logs go to <run-dir>/tb (charts/, losses/, eval/). At the end the weights are
-written to --out, without the optimizer state, ready to ship (.safetensors: read by numpy alone).
+curve (the latest --keep-snapshots). A checkpoint that cannot be written (a full disk) stops the run:
+one line, exit 1, last.pt as its last write left it. TensorBoard logs go to <run-dir>/tb (charts/,
+losses/, eval/). At the end the weights are written to --out, without the optimizer state, ready to
+ship (.safetensors: read by numpy alone).
 """
 
 from __future__ import annotations
@@ -93,6 +95,9 @@ class Args:
                                           "(bear-offs) out of the learner's samples, since the net never "
                                           "answers them in play")
     checkpoint_every: int = option(10_000, help="games between checkpoints (last.pt and a snapshot)")
+    keep_snapshots: int = option(5, help="snapshots kept under <run-dir>/snapshots: the latest N (0 = every "
+                                         "one, for scripts/strength_curve.py); a run resumed from a last.pt "
+                                         "written before this setting existed keeps every one")
     eval_every: int = option(20_000, help="games between strength checks against the baselines (0 = never)")
     eval_games: int = option(400, help="mirrored games per strength check and opponent")
     seed: int = option(1, help="seed for dice and weights: the same seed gives the same run")
@@ -145,6 +150,8 @@ def check(args: Args) -> str | None:
             return f"--{name.replace('_', '-')} must be positive"
     if args.target not in ("sample", "one-ply"):
         return f"--target must be sample or one-ply, not {args.target!r}"
+    if args.keep_snapshots < 0:
+        return "--keep-snapshots must be 0 (keep every snapshot) or more"
     if args.target_prune < 0 or args.play_prune < 0:
         return "--target-prune and --play-prune must be 0 or more"
     if args.play_prune and (args.target != "sample" or args.game != "backgammon"):
@@ -200,6 +207,8 @@ def run_settings(blob: dict) -> dict:
     not know take this code's defaults; the game and the network's shape come from the checkpoint."""
     stored = blob.get("args") or {}
     settings = {name: stored.get(name, getattr(Args, name)) for name in RUN_SETTINGS}
+    if "keep_snapshots" not in stored:  # a run from before the setting: it deletes none of its snapshots
+        settings["keep_snapshots"] = 0
     made_by = blob.get("made_by") or {}
     for command in made_by.get("commands") or [made_by.get("command") or ""]:
         try:
@@ -302,17 +311,19 @@ def load_starts(path: str) -> np.ndarray | None:
 
 def train(argv: list[str], command: str = f"{PROG} train") -> int:
     """The training run of the command line ``argv``, recorded in the checkpoints as ``command ARGV``: 0
-    when done, 130 when stopped (with a checkpoint); UsageError for a run that cannot start."""
+    when done, 130 when stopped (with a checkpoint), 1 (and one line on stderr) when a checkpoint cannot
+    be written; UsageError for a run that cannot start."""
     args = parse_args(argv)
     import torch
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from model.net.checkpoint import CheckpointError, load_net, save
+    from model.net.checkpoint import CheckpointError, CheckpointWriteError, load_net, save
     from model.net.device import choose_device
     from model.net.network import NetConfig, OutcomeNet
     from model.train.actors import ActorsError, LocalActor, RayActors
     from model.train.evaluation import benchmark_check, strength_check
+    from model.train.snapshots import prune_snapshots, snapshot_path
     from model.train.td import SelfPlayActor, TDLearner
 
     try:
@@ -375,12 +386,16 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
     # every invocation that trained this run, oldest first (a resumed run keeps the earlier ones)
     commands = list(previous_made_by.get("commands", [])) + [f"{command} {shlex.join(argv)}".strip()]
 
+    saved = games_done if args.resume else None  # the games last.pt holds (None: no last.pt of this run yet)
     def checkpoint(path: Path, with_optimizer: bool = True) -> None:
+        nonlocal saved
         save(path, learner.net, games=games_done, optimizer=learner.opt if with_optimizer else None,
              train_state={**source.state(), "seconds": elapsed_before + time.time() - start},
              args=dataclasses.asdict(args),
              made_by={"command": commands[0], "commands": commands, "games": games_done,
                       "seconds": round(elapsed_before + time.time() - start, 1)})
+        if path == last:
+            saved = games_done
 
     # Ctrl-C and SIGTERM (a scheduler stopping the job) end the run cleanly with a checkpoint; SIGINT
     # is set explicitly because a shell starts background jobs with it ignored.
@@ -392,7 +407,7 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
     next_eval = (games_done // args.eval_every + 1) * args.eval_every if args.eval_every else None
     bar = tqdm(total=args.games, initial=min(games_done, args.games), unit="game", dynamic_ncols=True,
                disable=args.no_progress)
-    interrupted = False
+    interrupted, failed = False, None  # failed: the first checkpoint that could not be written
     try:
         while games_done < args.games:
             if args.minutes and time.time() - start > args.minutes * 60:
@@ -419,7 +434,8 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
             writer.add_scalar("charts/learning_rate", rate_now, games_done)
             writer.add_scalar("charts/games_per_s", rate, games_done)
             writer.add_scalar("charts/play_seconds_share", (t1 - t0) / (t2 - t0), games_done)
-            writer.add_scalar("charts/plies_per_game", exp.plies / max(exp.games, 1), games_done)
+            if exp.games:  # the mean length of the games that ended in this update, in plies
+                writer.add_scalar("charts/mean_game_plies", exp.game_plies / exp.games, games_done)
             if len(exp.results):
                 for k in range(1, 4):
                     writer.add_scalar(f"charts/result_{k}_rate", float(np.mean(exp.results == k)), games_done)
@@ -430,7 +446,8 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
                 writer.add_scalar("charts/actor_restarts", source.restarts, games_done)
             if games_done >= next_ckpt:
                 checkpoint(last)
-                checkpoint(run_dir / "snapshots" / f"games_{games_done:09d}.pt", with_optimizer=False)
+                checkpoint(snapshot_path(run_dir, games_done), with_optimizer=False)
+                prune_snapshots(run_dir / "snapshots", args.keep_snapshots)
                 next_ckpt = (games_done // args.checkpoint_every + 1) * args.checkpoint_every
                 if args.no_progress:
                     print(f"{games_done}/{args.games} games, {rate:.0f} games/s, loss {metrics['loss']:.4f}, "
@@ -449,20 +466,34 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
                 next_eval = (games_done // args.eval_every + 1) * args.eval_every
     except KeyboardInterrupt:
         interrupted = True
+    except CheckpointWriteError as e:  # a full disk...: the run stops, last.pt as the last write left it
+        failed = e
     finally:
         bar.close()
-        checkpoint(last)
+        try:  # also after a failed write: it may have been a snapshot's, or there may be room again
+            checkpoint(last)
+        except CheckpointWriteError as e:
+            failed = failed or e
         writer.close()
         source.close()
-    if args.out and not interrupted:
-        checkpoint(Path(args.out), with_optimizer=False)
-        print(f"wrote {args.out}")
+    if args.out and not interrupted and not failed:
+        try:
+            checkpoint(Path(args.out), with_optimizer=False)
+            print(f"wrote {args.out}")
+        except CheckpointWriteError as e:
+            failed = e
+    if failed:
+        held = (f"{last} holds the run at {saved} games (--resume goes on from there)" if saved is not None
+                else "nothing of this run is saved")
+        print(f"{PROG} train: error: cannot write {failed.filename}: {failed.strerror}; {held}", file=sys.stderr)
+        return 1
     print(f"{games_done} games, {time.time() - start:.0f} s this run; last checkpoint {last}")
     return 130 if interrupted else 0
 
 
 def main(argv: list[str] | None = None, command: str = f"{PROG} train") -> int:
     """``nardibot train`` (and ``python train.py``, which records itself as ``command``): 0 when done, 2 on
-    bad flags or a run that cannot start (one line on stderr), 130 after Ctrl-C or SIGTERM."""
+    bad flags or a run that cannot start (one line on stderr), 1 when a checkpoint cannot be written (a
+    full disk; one line), 130 after Ctrl-C or SIGTERM."""
     argv = sys.argv[1:] if argv is None else list(argv)
     return run_main(f"{PROG} train", lambda words: train(words, command), argv)

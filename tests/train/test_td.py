@@ -129,3 +129,27 @@ def test_play_prune_plays_the_nets_best_of_pubevals_k_best():
     assert is_valid("backgammon", exp.positions).all() and exp.games > 0
     assert (exp.targets >= 0).all() and (exp.targets <= 1).all()
     assert SelfPlayActor(OutcomeNet(NetConfig("nardi", (8,))), games=2, play_prune=8).play_prune == 0
+
+
+def test_the_plies_of_the_games_finished_are_their_lengths():
+    """Experience.game_plies sums the lengths of the games it counts (training logs their mean as
+    charts/mean_game_plies), also over several collected parts."""
+    from model.train.td import collect
+
+    torch.manual_seed(0)
+    net = OutcomeNet(NetConfig("nardi", (8,)))
+    actor = SelfPlayActor(net, games=24, seed=4)
+    lengths: list[int] = []
+    deal = actor.table.deal
+
+    def recording_deal(slots):
+        lengths.extend(actor.table.plies[slots].tolist())  # each ended game's plies, before its slot is dealt again
+        deal(slots)
+
+    actor.table.deal = recording_deal
+    for _ in range(3):
+        lengths.clear()
+        exp = collect(actor, 1500, 10**9)
+        assert exp.cut_off == 0 and exp.games == len(lengths) > 0
+        assert exp.game_plies == sum(lengths)
+        assert min(lengths) >= 29  # a long-nardi game lasts at least 29 plies (360 pips, at most 24 a turn)
