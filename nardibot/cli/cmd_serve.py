@@ -1,6 +1,7 @@
 """Serve the bot over gnubg's external-player protocol, so gnubg and FIBS-style clients can play it.
 
-    nardibot serve --port 4321 [--model PATH|NAME] [--ply 0|1|2] [--no-resign] [--verbose]
+    nardibot serve --port 4321 [--model PATH|NAME] [--ply 0|1|2] [--no-resign] [--max-clients N]
+                   [--idle-timeout S] [--verbose]
 
 then, in gnubg 1.07: ``set player 0 external 127.0.0.1:4321`` and ``new match 5`` (or ``new session``).
 The protocol (docs/FORMATS.md, "FIBS board string", observed from gnubg 1.07): the client connects
@@ -17,9 +18,12 @@ for exactly one reply line:
 gnubg does not check an external play before applying it (an illegal one forfeits the roll, an
 unparsable one corrupts its board), so every play is checked here before it is sent: it must be one
 of engine.movegen.legal_plays' children, and its text, read back by engine.notation.parse_play, must
-give that child. A line that is no board gets one log line and an empty reply, and the server keeps
-serving; a dropped connection gets one log line and the server goes back to accepting. One connection
-is served at a time, one after another. Ctrl-C (SIGINT) or ``kill`` (SIGTERM) stops it cleanly with
+give that child. A line that is no board gets one log line and an empty reply (a line over MAX_LINE
+bytes: one, its rest skipped to its line end), and the server keeps serving; a dropped connection gets
+one log line. Connections are served side by side, each in a thread of its own (so that one client
+that stays connected and silent, as gnubg does between its turns, keeps no other waiting), one
+decision at a time; at most ``--max-clients`` at once (more wait to be accepted), and one silent for
+``--idle-timeout`` seconds is closed. Ctrl-C (SIGINT) or ``kill`` (SIGTERM) stops it cleanly with
 a line of what it answered and exit status 0, also when it was started in the background (``&``),
 where a shell that is not interactive starts it with SIGINT ignored. Every start-up error (bad
 flags, a model that cannot be loaded, an address that cannot be listened on) is one line on stderr
@@ -38,9 +42,11 @@ it picks plays with its own rule, never doubles, always takes, never resigns.
 from __future__ import annotations
 
 import argparse
+import copy
 import signal
 import socket
 import sys
+import threading
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -55,6 +61,11 @@ from nardibot.cli.common import OneLineParser
 
 MAX_LINE = 4096
 """A request longer than this (bytes, no line end yet) is dropped as garbage."""
+MAX_CLIENTS = 16
+"""Connections served at once (``--max-clients``); more wait to be accepted."""
+IDLE_TIMEOUT = 3600.0
+"""Seconds a connection may stay silent before it is closed (``--idle-timeout``; 0: never): long
+enough for a person to think between the bot's turns in gnubg."""
 RESIGN_WORDS = {1: "n", 2: "g", 3: "b"}
 """gnubg's ``resign`` argument for a single, gammon, backgammon."""
 
@@ -183,9 +194,10 @@ def answer_line(agent: BotAgent, line: str) -> str | None:
 
 
 def _request_lines(conn: socket.socket):
-    """Lines from a connection (bytes, line end dropped) until the peer closes; None for a line that
-    grew past MAX_LINE bytes without a line end (dropped, to be answered once)."""
-    buffer = b""
+    """Lines from a connection (bytes, line end dropped) until the peer closes; None, once, for a line
+    that grew past MAX_LINE bytes without a line end (to be answered once; the rest of it, to its line
+    end, is skipped)."""
+    buffer, skipping = b"", False
     while True:
         chunk = conn.recv(4096)
         if not chunk:
@@ -193,66 +205,104 @@ def _request_lines(conn: socket.socket):
         buffer += chunk
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
+            if skipping:  # the end of an over-long line, answered already
+                skipping = False
+                continue
             yield line
         if len(buffer) > MAX_LINE:
-            buffer = b""
-            yield None
+            if not skipping:
+                yield None
+            buffer, skipping = b"", True
 
 
 class BotServer:
-    """A listening socket that serves one connection after another with a BotAgent."""
+    """A listening socket whose connections are served side by side, each in a thread with its own copy
+    of the BotAgent (its memory of resignations offered; the counts and the log are shared), one decision
+    at a time: at most ``max_clients`` at once (more wait to be accepted); a connection silent for
+    ``idle_timeout`` seconds (0: never) is closed."""
 
-    def __init__(self, agent: BotAgent, host: str = "127.0.0.1", port: int = 0):
+    def __init__(self, agent: BotAgent, host: str = "127.0.0.1", port: int = 0, *, max_clients: int = MAX_CLIENTS,
+                 idle_timeout: float = IDLE_TIMEOUT):
         self.agent = agent
         self.log = agent.log
         self.stats = agent.stats
+        self.idle_timeout = idle_timeout
         self.sock = socket.create_server((host, port))  # SO_REUSEADDR on POSIX
         self.host, self.port = self.sock.getsockname()[:2]
         self._closed = False
+        self._deciding = threading.Lock()  # one decision at a time: the bot, the counts
+        self._places = threading.BoundedSemaphore(max(1, max_clients))
+        self._open: dict[threading.Thread, socket.socket] = {}
 
     def serve_connection(self, conn: socket.socket, peer) -> None:
-        """Answer one client until it closes; a reset connection is logged, not raised."""
-        self.stats.connections += 1
-        self.agent.reset()
-        self.log(f"connection from {peer[0]}:{peer[1]}")
-        answered = 0
+        """Answer one client until it closes; a reset, timed-out or idle connection is logged, not raised."""
+        agent = copy.copy(self.agent)
+        with self._deciding:
+            self.stats.connections += 1
+            agent.reset()
+            self.log(f"connection from {peer[0]}:{peer[1]}")
+        answered, who = 0, f"connection from {peer[0]}:{peer[1]}"
+        conn.settimeout(self.idle_timeout or None)
         try:
-            with conn:
-                for raw in _request_lines(conn):
-                    if raw is None:
-                        self.stats.requests += 1
-                        self.stats.bad_lines += 1
-                        self.log(f"bad line: over {MAX_LINE} bytes without a line end; replied with an empty line")
-                        reply = ""
-                    else:
-                        reply = answer_line(self.agent, raw.decode("ascii", errors="replace"))
-                        if reply is None:
-                            continue
-                    conn.sendall((reply + "\n").encode("ascii"))
-                    answered += 1
-        except OSError as err:  # reset, broken pipe, timeout: the client is gone
-            self.log(f"connection from {peer[0]}:{peer[1]} dropped after {answered} replies: {err}")
-            return
-        self.log(f"connection from {peer[0]}:{peer[1]} closed after {answered} replies")
+            for raw in _request_lines(conn):
+                with self._deciding:
+                    reply = self._reply(agent, raw)
+                if reply is None:
+                    continue
+                conn.sendall((reply + "\n").encode("ascii"))
+                answered += 1
+            self.log(f"{who} closed after {answered} replies")
+        except TimeoutError:
+            self.log(f"{who} idle for {self.idle_timeout:g} s: closed after {answered} replies")
+        except OSError as err:  # reset, broken pipe: the client is gone
+            self.log(f"{who} dropped after {answered} replies: {err}")
+        finally:  # after the log line, so that a client that sees the end finds it written
+            conn.close()
+
+    def _reply(self, agent: BotAgent, raw: bytes | None) -> str | None:
+        if raw is not None:
+            return answer_line(agent, raw.decode("ascii", errors="replace"))
+        self.stats.requests += 1
+        self.stats.bad_lines += 1
+        self.log(f"bad line: over {MAX_LINE} bytes without a line end; replied with an empty line")
+        return ""
+
+    def _serve_in_thread(self, conn: socket.socket, peer) -> None:
+        try:
+            self.serve_connection(conn, peer)
+        finally:
+            self._open.pop(threading.current_thread(), None)
+            self._places.release()
 
     def serve_forever(self, max_connections: int | None = None) -> None:
-        """Accept and serve connections one after another (``max_connections`` of them, or until
-        ``close``)."""
+        """Accept connections and serve each in a thread (``max_connections`` of them, then wait until
+        they are served; or until ``close``)."""
         self.log(f"listening on {self.host}:{self.port}")
         served = 0
         while max_connections is None or served < max_connections:
+            self._places.acquire()
             try:
                 conn, peer = self.sock.accept()
             except OSError:
+                self._places.release()
                 if self._closed:
                     return
                 raise
-            self.serve_connection(conn, peer)
+            thread = threading.Thread(target=self._serve_in_thread, args=(conn, peer), daemon=True)
+            self._open[thread] = conn
+            thread.start()
             served += 1
+        for thread in list(self._open):
+            thread.join()
 
     def close(self) -> None:
-        """Stop listening (a blocked ``serve_forever`` returns)."""
+        """Stop listening and close the connections being served (a blocked ``serve_forever`` returns)."""
         self._closed = True
+        for conn in list(self._open.values()):
+            try:
+                conn.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
         try:
             self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
@@ -261,11 +311,12 @@ class BotServer:
 
 
 def serve(bot, host: str = "127.0.0.1", port: int = 4321, options: ServeOptions | None = None, *,
-          verbose: bool = False, max_connections: int | None = None, log=None) -> ServeStats:
+          verbose: bool = False, max_connections: int | None = None, log=None, max_clients: int = MAX_CLIENTS,
+          idle_timeout: float = IDLE_TIMEOUT) -> ServeStats:
     """Serve ``bot`` (a model.Bot) on ``host:port`` until Ctrl-C (or ``max_connections`` clients);
     returns what was answered. OSError if the address cannot be listened on."""
     agent = BotAgent(bot, options, log=log, verbose=verbose)
-    server = BotServer(agent, host, port)
+    server = BotServer(agent, host, port, max_clients=max_clients, idle_timeout=idle_timeout)
     try:
         server.serve_forever(max_connections)
     except KeyboardInterrupt:
@@ -294,6 +345,10 @@ def build_parser(prog: str = "nardibot serve") -> argparse.ArgumentParser:
     parser.add_argument("--no-jacoby", action="store_true", help="money play without the Jacoby rule")
     parser.add_argument("--beavers", action="store_true", help="beaver when right (the client must allow it)")
     parser.add_argument("--max-connections", type=int, default=None, help="exit after serving this many clients")
+    parser.add_argument("--max-clients", type=int, default=MAX_CLIENTS,
+                        help=f"clients served at once; more wait to be accepted (default {MAX_CLIENTS})")
+    parser.add_argument("--idle-timeout", type=float, default=IDLE_TIMEOUT, metavar="S",
+                        help=f"close a connection silent for S seconds (default {IDLE_TIMEOUT:g}; 0: never)")
     parser.add_argument("--verbose", action="store_true", help="log every request and reply on stderr")
     return parser
 
@@ -348,6 +403,10 @@ def _main(argv: list[str] | None) -> int:
         parser.error(f"--resign-tolerance must be within 0..0.5, got {args.resign_tolerance}")
     if args.max_connections is not None and args.max_connections < 1:
         parser.error(f"--max-connections must be at least 1, got {args.max_connections}")
+    if args.max_clients < 1:
+        parser.error(f"--max-clients must be at least 1, got {args.max_clients}")
+    if not 0 <= args.idle_timeout <= 1e6:
+        parser.error(f"--idle-timeout must be 0..1000000 seconds, got {args.idle_timeout:g}")
     try:
         bot = _load_bot(args.model, parser.prog)
     except KeyboardInterrupt:
@@ -359,7 +418,8 @@ def _main(argv: list[str] | None) -> int:
                            jacoby=not args.no_jacoby, beavers=args.beavers)
     try:
         stats = serve(bot, args.host, args.port, options, verbose=args.verbose,
-                      max_connections=args.max_connections)
+                      max_connections=args.max_connections, max_clients=args.max_clients,
+                      idle_timeout=args.idle_timeout)
     except OSError as err:
         print(f"{parser.prog}: error: cannot listen on {args.host}:{args.port}: {err}", file=sys.stderr)
         return 2

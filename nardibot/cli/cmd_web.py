@@ -1,6 +1,7 @@
 """``nardibot web``: the HTTP API and the browser page (nardibot/web/; the ``[web]`` extra).
 
     nardibot web [--host 127.0.0.1] [--port 8000] [--bot PATH] [--nardi-bot PATH] [--batch-wait MS]
+                 [--allowed-hosts NAME,...]
 
 then open http://127.0.0.1:8000/ for the page, http://127.0.0.1:8000/docs for the OpenAPI page
 (Swagger UI; its script and style, like the page's, are served from here: nothing is fetched from
@@ -10,7 +11,10 @@ Requests are answered side by side on uvicorn's threads, each with numpy's BLAS 
 (model/runtime.py, as every command), so that concurrent clients share the cores instead of
 oversubscribing them; their network calls of up to 4,096 positions that arrive while a forward pass
 runs, or within ``--batch-wait`` milliseconds (default 2) of a call that waits for company, are merged
-into one (nardibot/web/batch.py; ``--no-batching`` scores each request on its own). Ctrl-C stops the
+into one (nardibot/web/batch.py; ``--no-batching`` scores each request on its own). A request is
+served only for the names of this server (nardibot/web/guard.py: a page elsewhere may not reach it by
+DNS rebinding): localhost, 127.0.0.1, ::1, the --host it listens on, and the --allowed-hosts given
+(the names a public deployment is reached by; "*": any). Ctrl-C stops the
 server. A bad flag, a net that cannot be loaded, a missing extra or an address that cannot be listened
 on: one line on stderr, exit status 2.
 """
@@ -36,6 +40,9 @@ def build_parser() -> OneLineParser:
                         f"for company (default {1000 * WAIT:g}; 0: no waiting)")
     p.add_argument("--no-batching", action="store_true", help="score every request's positions on their own")
     p.add_argument("--rollout-workers", type=int, default=1, help="rollouts run side by side (default 1)")
+    p.add_argument("--allowed-hosts", default="", metavar="NAME,...",
+                   help="more names (or addresses) clients may reach the server by, besides localhost, 127.0.0.1, "
+                        "::1 and --host; '*': any (the check that stops DNS rebinding off)")
     p.add_argument("--log-level", default="warning", choices=("critical", "error", "warning", "info", "debug"),
                    help="uvicorn's log level (default warning)")
     return p
@@ -67,7 +74,8 @@ def web_main(argv: list[str]) -> int:
             pass
     except OSError as err:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror or err}") from None
-    app = create_app(shelf, rollout_workers=args.rollout_workers)
+    allowed = [args.host, *(name.strip() for name in args.allowed_hosts.split(",") if name.strip())]
+    app = create_app(shelf, rollout_workers=args.rollout_workers, allowed_hosts=allowed)
     print(f"web: serving http://{args.host}:{args.port}/ (API: /api/..., OpenAPI: /docs); Ctrl-C stops",
           file=sys.stderr, flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)

@@ -25,7 +25,7 @@ def web_app():
 def client(web_app):
     from fastapi.testclient import TestClient
 
-    with TestClient(web_app) as test_client:
+    with TestClient(web_app, base_url="http://127.0.0.1") as test_client:  # a host the server serves
         yield test_client
 
 
