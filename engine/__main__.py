@@ -25,6 +25,7 @@ from engine.board import CHECKERS, GAMES, HEAD, pips
 from engine.errors import FormatError
 from engine.formats.position import (
     MatchInfo,
+    load_json,
     read_json_position,
     read_position_text,
     write_gnubg_id,
@@ -71,10 +72,7 @@ def read_request(game: str, line: str) -> tuple[np.ndarray, tuple[int, int], boo
     """(position, dice, first_turn) of one input line; FormatError says what is wrong with it."""
     if not line.strip():
         raise FormatError("empty line: expected a JSON object")
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as err:
-        raise FormatError(f"not JSON: {err.msg} at character {err.pos}") from None
+    data = load_json(line)  # one FormatError line for bad or too deeply nested JSON
     if not isinstance(data, dict):
         raise FormatError(f"expected a JSON object, got {type(data).__name__}")
     unknown = sorted(set(data) - REQUEST_KEYS)

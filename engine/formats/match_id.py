@@ -26,6 +26,17 @@ from engine.errors import FormatError
 
 CUBE_CENTRED = -1
 """``MatchInfo.cube_owner`` of a cube in the middle."""
+ECHOED = 40
+"""Characters of a bad input an error line shows (``quoted``): enough to recognise it, never all of a long one."""
+
+
+def quoted(text) -> str:
+    """A piece of bad input as an error line shows it: its ``repr``, cut after ``ECHOED`` characters (with
+    its length said) when it is longer."""
+    text = str(text)
+    if len(text) <= ECHOED:
+        return repr(text)
+    return f"{text[:ECHOED]!r}... ({len(text)} characters)"
 
 
 class GameStatus(IntEnum):
@@ -53,7 +64,7 @@ def unpack_bits(text: str, n_chars: int, n_bytes: int, what: str) -> int:
         raise FormatError(f"a {what} is text, got {type(text).__name__}")
     text = text.strip()
     if len(text) != n_chars:
-        raise FormatError(f"a {what} has {n_chars} characters, got {len(text)} in {text!r}")
+        raise FormatError(f"a {what} has {n_chars} characters, got {len(text)} in {quoted(text)}")
     if not re.fullmatch(r"[A-Za-z0-9+/]+", text):
         raise FormatError(f"a {what} uses only A-Z a-z 0-9 + /, got {text!r}")
     padding = "=" * (-n_chars % 4)
@@ -316,6 +327,7 @@ __all__ = [
     "MatchInfo",
     "cube_owner_code",
     "pack_bits",
+    "quoted",
     "read_match_id",
     "unpack_bits",
     "write_match_id",

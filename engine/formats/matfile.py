@@ -43,7 +43,10 @@ before ``import mat`` (observed with gnubg 1.07). So that a reader can replay th
 record says its options in comment lines before the header, in the ``; [Name "value"]`` form of
 gnubg's own exports, which its reader skips (checked with gnubg 1.07): ``; [Jacoby "On"]``,
 ``; [Beaver "Off"]``, ``; [AutomaticDoubles "2"]`` (the limit; "0" = off), each only when the
-record's field is set (not None). A game whose cube starts above 1 (automatic doubles after
+record's field is set (not None). A record of games played without the cube (money or a match) says
+``; [CubeLimit "1"]`` (no cube past 1: the line other writers of cubeless .mat files use; gnubg 1.07
+skips it and imports the games); ``read_mat`` reads it back as ``cube=False``, and a reader replays
+such games with no cube to turn (engine/formats/matreplay.py). A game whose cube starts above 1 (automatic doubles after
 opening ties; it stays centred) has ``; [Cube "4"]`` under its names line; gnubg, which does not
 know the opening ties, replays such a game at its own cube, so its scores then differ from the file's
 ``Wins`` lines and the comment is the reader's only way to the real ones.
@@ -66,6 +69,8 @@ MOVE, DOUBLE, TAKE, DROP, BEAVER = "move", "double", "take", "drop", "beaver"
 KINDS = (MOVE, DOUBLE, TAKE, DROP, BEAVER)
 LEFT_WIDTH = 28
 """Width of the left cell after the row number, as gnubg writes it."""
+CUBELESS = ("CubeLimit", "1")
+"""The comment line of a record played without the cube: ``; [CubeLimit "1"]``, no cube past 1."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,7 @@ class MatchRecord:
     jacoby: bool | None = None  # money options, written as comments when set (None: not said)
     beavers: bool | None = None
     automatic_doubles: int | None = None  # the limit on opening-tie doubles, 0 = off
+    cube: bool | None = None  # False: the games were played without the cube (None: not said, the cube on)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "games", tuple(self.games))
@@ -204,10 +210,11 @@ def money_session(names: tuple[str, str], games, **options) -> MatchRecord:
 
 
 def rules_options(rules) -> dict:
-    """The .mat record's money options of an engine.match ``Rules`` (none for a match)."""
-    if rules.match_length:
-        return {}
-    return {"jacoby": rules.jacoby, "beavers": rules.beavers, "automatic_doubles": rules.automatic_doubles}
+    """The .mat record's options of an engine.match ``Rules``: its money options (none for a match) and,
+    for games without the cube, ``cube=False``."""
+    options = {} if rules.match_length else {"jacoby": rules.jacoby, "beavers": rules.beavers,
+                                             "automatic_doubles": rules.automatic_doubles}
+    return options if rules.cube else {**options, "cube": False}
 
 
 def player_names(a: str, b: str) -> tuple[str, str]:
@@ -284,6 +291,8 @@ def format_mat(match: MatchRecord) -> str:
     comments = "".join(f'; [{name} "{"On" if value else "Off"}"]\n' for name, value in said)
     if match.automatic_doubles is not None:
         comments += f'; [AutomaticDoubles "{match.automatic_doubles}"]\n'
+    if match.cube is False:
+        comments += f'; [{CUBELESS[0]} "{CUBELESS[1]}"]\n'
     blocks = [(comments + "\n" if comments else "") + f" {match.match_length} point match\n"]
     blocks += [format_game(game, i, match.names) for i, game in enumerate(match.games, 1)]
     return "\n".join(blocks)
@@ -354,6 +363,8 @@ def _options(lines: list[str]) -> dict:
             options["jacoby" if said[0] == "jacoby" else "beavers"] = said[1].lower() == "on"
         elif said and said[0] == "automaticdoubles" and said[1].isdigit():
             options["automatic_doubles"] = int(said[1])
+        elif said and said[0] == CUBELESS[0].lower() and said[1].strip() == CUBELESS[1]:
+            options["cube"] = False
     return options
 
 

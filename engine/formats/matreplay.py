@@ -7,7 +7,8 @@
 
 Each step is one decision a player made, with the ``GameState`` in which it was made: ``roll`` (on
 roll, dice not thrown: the side rolled instead of doubling; the opening throw has no such step),
-``double``, ``take`` or ``drop`` (the doubled side's answer, the state still seen by the doubler),
+``double``, ``take``, ``beaver`` or ``drop`` (the doubled side's answer, the state still seen by the
+doubler; a beaver is a take and an at-once redouble, the cube then at four times its value),
 and ``move`` (the dice thrown; ``child`` is the play's result in the mover's frame, before the turn
 passes). The rules decide everything here: whose turn it is, whether a double is allowed (not in the
 Crawford game, not when the cube already wins the match), whether a play is legal (engine.notation's
@@ -16,9 +17,13 @@ Crawford game, not when the cube already wins the match), whether a play is lega
 The match state of each game is rebuilt from the record: its scores, the Crawford game as the first
 game in which a side stands one point from the match (gnubg's reader assumes the Crawford rule too),
 and for money play the Jacoby rule as asked (gnubg's reader takes it from its own setting, on by
-default). A game that ends by a resignation stops before its last state is over; its ``Wins N
-points`` stays in the record. Anything the rules refuse raises FormatError naming the game, the
-entry and the reason.
+default), beavers as the record says (where it says nothing, allowed if it has one: gnubg reads a
+beaver as a redouble taken), automatic doubles up to the record's limit (where it says none, as many
+as its games' starting cubes show). A record played without the cube (``cube=False``, its
+``; [CubeLimit "1"]`` line) is replayed with no cube to turn and without the Jacoby rule, which is
+about the cube: a double in it is refused. A game that ends by a resignation stops before its last
+state is over; its ``Wins N points`` stays in the record. Anything the rules refuse raises
+FormatError naming the game, the entry and the reason.
 """
 
 from __future__ import annotations
@@ -29,11 +34,13 @@ import numpy as np
 
 from engine import game as g
 from engine.errors import FormatError
-from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, GameRecord, MatchRecord
+from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, GameRecord, MatchRecord
 from engine.notation import parse_play
 
 ROLL = "roll"
-STEP_KINDS = (ROLL, DOUBLE, TAKE, DROP, MOVE)
+STEP_KINDS = (ROLL, DOUBLE, TAKE, BEAVER, DROP, MOVE)
+ANSWERS = {DOUBLE: g.double, TAKE: g.take, BEAVER: g.beaver, DROP: g.drop}
+"""The rules' transition of each cube action of a record."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,10 +70,23 @@ class GameReplay:
 
 
 def match_rules(record: MatchRecord, jacoby: bool = True) -> g.Rules:
-    """The rules a record is replayed under: its length, the cube on, Jacoby (money only) as asked."""
+    """The rules a record is replayed under (module docstring): its length, the cube unless the record
+    says it was played without, Jacoby (money with the cube only) as asked, the record's beavers and
+    automatic doubles; FormatError for options the rules refuse together."""
     if record.match_length > 25:
         raise FormatError(f".mat: a match is 1..25 points long (0 = money), got {record.match_length}")
-    return g.Rules(match_length=record.match_length, jacoby=bool(jacoby and record.match_length == 0))
+    money, cube = record.match_length == 0, record.cube is not False
+    options = {}
+    if money and cube:
+        beavers = any(a.kind == BEAVER for game in record.games for a in game.actions)
+        ties = max((game.cube.bit_length() - 1 for game in record.games), default=0)
+        options = {"jacoby": bool(jacoby),
+                   "beavers": beavers if record.beavers is None else record.beavers,
+                   "automatic_doubles": ties if record.automatic_doubles is None else record.automatic_doubles}
+    try:
+        return g.Rules(match_length=record.match_length, cube=cube, **options)
+    except g.RuleError as err:
+        raise FormatError(f".mat: {err}") from None
 
 
 def replay_match(record: MatchRecord, jacoby: bool = True) -> list[GameReplay]:
@@ -83,22 +103,27 @@ def replay_match(record: MatchRecord, jacoby: bool = True) -> list[GameReplay]:
     return out
 
 
-def _opening(match: g.MatchState, action, number: int) -> g.GameState:
-    """The game's first state: the opening throw is the first play's dice, the higher die its player's."""
+def _opening(match: g.MatchState, action, number: int, cube: int = 1) -> g.GameState:
+    """The game's first state: the opening throw is the first play's dice, the higher die its player's,
+    after as many ties as doubled the cube to ``cube`` (automatic doubles; their faces are not recorded)."""
     if action.kind != MOVE:
         raise FormatError(f".mat game {number}: a game opens with a play of the opening throw, not a {action.kind}")
     high, low = max(action.dice), min(action.dice)
     if high == low:
         raise FormatError(f".mat game {number}: the opening throw is never a double, got {high}-{low}")
-    throws = ((high, low),) if action.player == 0 else ((low, high),)
-    return g.start_game(match, throws=throws)
+    ties = ((1, 1),) * (cube.bit_length() - 1)
+    state = g.start_game(match, throws=(*ties, (high, low) if action.player == 0 else (low, high)))
+    if state.cube != cube:
+        raise FormatError(f".mat game {number}: the game starts with the cube at {cube}, which these rules do not "
+                          f"allow (automatic doubles: at most {match.rules.automatic_doubles})")
+    return state
 
 
 def replay_game(game: GameRecord, number: int, match: g.MatchState) -> GameReplay:
     """One game's steps from its first state (``match``: the score and Crawford flag it began with)."""
     if not game.actions:
         return GameReplay(game, number, match, (), None)
-    state = _opening(match, game.actions[0], number)
+    state = _opening(match, game.actions[0], number, game.cube)
     steps = []
     for entry, action in enumerate(game.actions):
         where = f".mat game {number}, entry {entry + 1}"
@@ -126,7 +151,7 @@ def _apply(state: g.GameState, action, entry: int, steps: list) -> g.GameState:
         steps.append(Step(MOVE, player, state, entry, child))
         return g.play(state, child)
     steps.append(Step(action.kind, player, state, entry))
-    return {DOUBLE: g.double, TAKE: g.take, DROP: g.drop}[action.kind](state)
+    return ANSWERS[action.kind](state)
 
 
 def _describe(action) -> str:
@@ -135,4 +160,4 @@ def _describe(action) -> str:
     return action.kind
 
 
-__all__ = ["ROLL", "STEP_KINDS", "GameReplay", "Step", "match_rules", "replay_game", "replay_match"]
+__all__ = ["ANSWERS", "ROLL", "STEP_KINDS", "GameReplay", "Step", "match_rules", "replay_game", "replay_match"]

@@ -36,10 +36,12 @@ from engine.board import (
 from engine.errors import FormatError
 from engine.formats.match_id import (
     CUBE_CENTRED,
+    ECHOED,
     MATCH_ID_CHARS,
     GameStatus,
     MatchInfo,
     pack_bits,
+    quoted,
     read_match_id,
     unpack_bits,
     write_match_id,
@@ -70,10 +72,32 @@ def _whole_numbers(data: dict, key: str, length: int, low: int, high: int) -> li
         raise FormatError(f"{key!r} must have {length} entries, got {len(values)}")
     for i, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, int):
-            raise FormatError(f"{key}[{i}] must be a whole number, got {json.dumps(value)}")
+            raise FormatError(f"{key}[{i}] must be a whole number, got {_json_shown(value)}")
         if not low <= value <= high:
             raise FormatError(f"{key}[{i}] must be in {low}..{high}, got {value}")
     return values
+
+
+def _json_shown(value) -> str:
+    """A bad value of a position as an error line shows it: its JSON, cut as ``quoted`` cuts text (a
+    value nested too deeply to write: its type)."""
+    try:
+        text = json.dumps(value)
+    except (RecursionError, TypeError, ValueError):
+        return type(value).__name__
+    return text if len(text) <= ECHOED else f"{text[:ECHOED]}... ({len(text)} characters)"
+
+
+def load_json(text: str):
+    """The value of a JSON text; FormatError with one line for text that is not JSON or is nested too
+    deeply to read (the reader's recursion limit, some thousand levels; a position needs two)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as err:
+        raise FormatError(f"not JSON: {err.msg} at character {err.pos}") from None
+    except RecursionError:
+        raise FormatError("not JSON that can be read: nested too deeply (a position is an object of flat "
+                          "lists)") from None
 
 
 def read_json_position(game: str, data: dict | str) -> np.ndarray:
@@ -83,10 +107,7 @@ def read_json_position(game: str, data: dict | str) -> np.ndarray:
     """
     check_game(game)
     if isinstance(data, str):
-        try:
-            data = json.loads(data)
-        except json.JSONDecodeError as err:
-            raise FormatError(f"not JSON: {err.msg} at character {err.pos}") from None
+        data = load_json(data)
     if not isinstance(data, dict):
         raise FormatError(
             f"a position is a JSON object with 'board', 'bar' and 'off', got {type(data).__name__}"
@@ -188,7 +209,7 @@ def read_gnubg_id(text: str) -> tuple[np.ndarray, MatchInfo]:
     """(position, info) of a ``PositionID:MatchID`` text; the position is seen by info.player_on_roll."""
     parts = text.strip().split(":")
     if len(parts) != 2:
-        raise FormatError(f"a gnubg ID is 'PositionID:MatchID', got {text!r}")
+        raise FormatError(f"a gnubg ID is 'PositionID:MatchID', got {quoted(text)}")
     return read_position_id(parts[0]), read_match_id(parts[1])
 
 
@@ -259,7 +280,9 @@ def write_xgid(position: np.ndarray, info: MatchInfo | None = None) -> str:
 
 def _xgid_int(text: str, name: str, low: int, high: int) -> int:
     if not re.fullmatch(r"-?[0-9]+", text):
-        raise FormatError(f"XGID {name} must be a whole number, got {text!r}")
+        raise FormatError(f"XGID {name} must be a whole number, got {quoted(text)}")
+    if len(text) > 12:  # past every field's range (and int()'s 4300 digits)
+        raise FormatError(f"XGID {name} must be in {low}..{high}, got {quoted(text)}")
     value = int(text)
     if not low <= value <= high:
         raise FormatError(f"XGID {name} must be in {low}..{high}, got {value}")
@@ -278,7 +301,7 @@ def read_xgid(text: str) -> tuple[np.ndarray, MatchInfo]:
         body = body[len(XGID_PREFIX) :]
     parts = body.split(":")
     if len(parts) != 10:
-        raise FormatError(f"an XGID has 10 fields separated by ':', got {len(parts)} in {text!r}")
+        raise FormatError(f"an XGID has 10 fields separated by ':', got {len(parts)} in {quoted(text)}")
     board_text, cube, cubepos, turn, dice, score1, score2, rules, matchlen, maxcube = parts
     if len(board_text) != 26:
         raise FormatError(f"an XGID position has 26 characters, got {len(board_text)}")
@@ -311,7 +334,7 @@ def read_xgid(text: str) -> tuple[np.ndarray, MatchInfo]:
     elif re.fullmatch(r"[0-6]{2}", dice):
         rolled = (int(dice[0]), int(dice[1]))
     else:
-        raise FormatError(f"XGID dice must be '00', 'D' or two dice 1..6, got {dice!r}")
+        raise FormatError(f"XGID dice must be '00', 'D' or two dice 1..6, got {quoted(dice)}")
     match_length = _xgid_int(matchlen, "matchlen", 0, (1 << 15) - 1)
     rules_value = _xgid_int(rules, "rules", 0, 3)
     scores = {
@@ -340,6 +363,7 @@ __all__ = [
     "FormatError",
     "GameStatus",
     "MatchInfo",
+    "load_json",
     "read_gnubg_id",
     "read_json_position",
     "read_match_id",

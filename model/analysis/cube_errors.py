@@ -3,19 +3,19 @@
 The numbers are the doubler's no double (ND), double/take (DT) and double/pass (DP) in normalised
 equity per cube (and, in a match, in MWC), and whether doubling is right. Not doubling loses
 ``optimal - ND`` (a missed double), doubling ``optimal - min(DT, DP)`` (a wrong double); the doubled
-side loses ``DT - DP`` by a take when a pass was right (a wrong take) and ``DP - DT`` by a pass when a
-take was right (a wrong pass). model/analysis/review.py rates cube decisions with it at the analysis
-depth, model/analysis/rollouts.py from rollouts.
+side loses ``DT - DP`` by a take (or a beaver, a take with an at-once redouble) when a pass was right
+(a wrong take) and ``DP - DT`` by a pass when a take was right (a wrong pass). model/analysis/review.py
+rates cube decisions with it at the analysis depth, model/analysis/rollouts.py from rollouts.
 """
 
 from __future__ import annotations
 
-from engine.formats.matfile import DOUBLE, TAKE
+from engine.formats.matfile import BEAVER, DOUBLE, TAKE
 from engine.formats.matreplay import ROLL
 
 
 def cube_losses(numbers: dict, kind: str, money: bool) -> tuple[str, float, float | None, str | None]:
-    """(action, loss, loss in MWC, error kind) of a cube step of ``kind`` (roll, double, take, drop)
+    """(action, loss, loss in MWC, error kind) of a cube step of ``kind`` (roll, double, take, beaver, drop)
     from the doubler's cube numbers (module docstring)."""
     nd, dt, dp = numbers["no_double"], numbers["double_take"], numbers["double_pass"]
     optimal = nd if not numbers["doubling_right"] else min(dt, dp)
@@ -30,8 +30,8 @@ def cube_losses(numbers: dict, kind: str, money: bool) -> tuple[str, float, floa
         action, loss = "double", optimal - min(dt, dp)
         loss_mwc = None if money else m_opt - min(m["double_take"], m["double_pass"])
         error = "wrong double"
-    elif kind == TAKE:
-        action, loss = "take", dt - dp
+    elif kind in (TAKE, BEAVER):
+        action, loss = kind, dt - dp
         loss_mwc = None if money else m["double_take"] - m["double_pass"]
         error = "wrong take"
     else:

@@ -109,7 +109,7 @@ def player_statistics(decisions: list[dict], player: int, match: bool) -> dict:
             "decisions": len(cubes),
             "close_or_actual": len(close),
             "doubles": actions.count("double"),
-            "takes": actions.count("take"),
+            "takes": actions.count("take") + actions.count("beaver"),  # a beaver is a take, redoubled
             "passes": actions.count("pass"),
             **{key: sum(d["error"] == kind for d in cubes) for kind, key in CUBE_ERRORS.items()},
             "marked": {m: sum(d["mark"] == m for d in cubes) for m in MARKS},

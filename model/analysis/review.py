@@ -16,8 +16,10 @@ values), as hint, play and serve decide:
 * Cube decisions: at every turn on which the side on roll may double, the cube decision of the
   position (no double / double, take / double, pass, in normalised equity per cube: gnubg's
   ``mwc2eq`` in a match). Not doubling loses ``optimal - ND`` (a missed double), doubling
-  ``optimal - min(DT, DP)`` (a wrong double); the doubled side loses ``DT - DP`` by a take when a pass
-  was right (a wrong take) and ``DP - DT`` by a pass when a take was right (a wrong pass).
+  ``optimal - min(DT, DP)`` (a wrong double); the doubled side loses ``DT - DP`` by a take (or a
+  beaver) when a pass was right (a wrong take) and ``DP - DT`` by a pass when a take was right (a wrong
+  pass). A record played without the cube (its ``; [CubeLimit "1"]`` line, engine/formats/matfile.py)
+  has no cube decisions, and its plays are valued by cubeless equity (gammons counting, no Jacoby).
 * Luck of each roll (gnubg's method, 0-ply whatever ``ply``): the value of the best play of the roll
   thrown minus the average of that value over the 21 rolls (weights 1/36 and 2/36); the opening throw,
   which also decides who plays, is measured against the 30 non-double throws, half of them the
@@ -42,7 +44,7 @@ import numpy as np
 from engine.board import flip
 from engine.errors import FormatError
 from engine.formats.match_id import MatchInfo, write_match_id
-from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, MatchRecord, read_mat
+from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, MatchRecord, read_mat
 from engine.formats.matreplay import ROLL, GameReplay, replay_match
 from engine.formats.position import write_json_position, write_position_id
 from engine.game import may_double
@@ -259,7 +261,10 @@ def analyse_record(record: MatchRecord, net, settings: ReviewSettings = ReviewSe
     games = replay_match(record, settings.jacoby)
     if not any(game.steps for game in games):
         raise FormatError(".mat: no game with any play in it")
-    policy, policy0 = CubePolicy(net, plies=plies, device=device), CubePolicy(net, plies=0, device=device)
+    rules = games[0].match.rules
+    checker = "cubeful" if rules.cube else "cubeless"  # without the cube: no cube decisions (may_double)
+    policy = CubePolicy(net, plies=plies, checker=checker, device=device)
+    policy0 = CubePolicy(net, plies=0, checker=checker, device=device)
     kw = {} if settings.met is None else {"met": settings.met}
     moves, cubes = [], []  # (game, step, view)
     for game in games:
@@ -279,7 +284,7 @@ def analyse_record(record: MatchRecord, net, settings: ReviewSettings = ReviewSe
     for game in games:
         mine, doubled = [], None
         for step in game.steps:
-            if step.kind in (TAKE, DROP):  # answered from the doubler's numbers, just rated
+            if step.kind in (TAKE, BEAVER, DROP):  # answered from the doubler's numbers, just rated
                 found = doubled
             else:
                 found = rated.get(id(step))
@@ -302,7 +307,8 @@ def analyse_record(record: MatchRecord, net, settings: ReviewSettings = ReviewSe
         "schema": SCHEMA,
         "players": list(record.names),
         "match_length": record.match_length,
-        "jacoby": bool(settings.jacoby) if not match else None,
+        "jacoby": rules.jacoby if not match else None,
+        "cube": rules.cube,
         "bot": name,
         "ply": plies,
         "rollout": {"trials": rollout, "at_most": settings.rollout_max, "seed": settings.seed} if rollout else None,
@@ -328,9 +334,9 @@ def _move_decision(game, index, step, view, play, luck) -> dict:
 
 def _cube_decision(game, index, step, view, numbers) -> dict:
     """A cube decision: on roll (kind "double": the action was "double" or "no double") or the
-    doubled side's answer (kind "take": "take" or "pass"); the numbers are the doubler's."""
+    doubled side's answer (kind "take": "take", "beaver" or "pass"); the numbers are the doubler's."""
     action, loss, loss_mwc, error = cube_losses(numbers, step.kind, view.is_money)
-    kind = "take" if step.kind in (TAKE, DROP) else "double"
+    kind = "take" if step.kind in (TAKE, BEAVER, DROP) else "double"
     d = _base(game, index, step, kind, view)
     d.update(action=action, right=numbers["response_right"] if kind == "take" else
              ("double" if numbers["doubling_right"] else "no double"), proper=numbers["right"],

@@ -17,7 +17,7 @@ The decision keeps its analysis-depth loss as ``ply_loss`` and gets ``evaluated:
 
 from __future__ import annotations
 
-from engine.formats.matfile import DOUBLE, DROP, TAKE
+from engine.formats.matfile import BEAVER, DOUBLE, DROP, TAKE
 from engine.formats.matreplay import ROLL
 from model.analysis.cube_errors import cube_losses
 from model.analysis.marks import BAD, VERY_BAD, mark
@@ -25,7 +25,7 @@ from model.cube import decisions as cube
 from model.search.rollout import rollout
 from model.search.rollout_workers import local_trials
 
-STEP_OF_ACTION = {"no double": ROLL, "double": DOUBLE, "take": TAKE, "pass": DROP}
+STEP_OF_ACTION = {"no double": ROLL, "double": DOUBLE, "take": TAKE, "beaver": BEAVER, "pass": DROP}
 
 
 def worst(decisions: list[dict], at_most: int) -> list[int]:

@@ -204,7 +204,8 @@ def mat_records(result: CubeArenaResult) -> list[MatchRecord]:
                  for m, games in enumerate(result.records)]
     if result.money:
         return [money_session(names, [game for games in per_match for game in games], **rules_options(result.rules))]
-    return [MatchRecord(names, result.rules.match_length, tuple(games)) for games in per_match]
+    return [MatchRecord(names, result.rules.match_length, tuple(games), **rules_options(result.rules))
+            for games in per_match]
 
 
 _TRANSITIONS = {

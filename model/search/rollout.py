@@ -44,6 +44,7 @@ from engine.notation import format_plays, parse_play
 from model.cube import decisions as cube
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import ExactEndgames, child_probabilities
+from model.net.inference import CHUNK, NumpyNet
 from model.search.lookahead import MOVE_FILTER_KEEP, MOVE_FILTER_MARGIN, move_filter
 from model.search.trials import NO_OWNER, OTHER, ROOT, Candidates, Settings, Trials
 
@@ -134,18 +135,19 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
             engine=Trials) -> RolloutResult:
     """Roll out ``position`` (28,) int8, mover's frame (module docstring). ``state``: the root
     side's model.cube.decisions.CubeState (backgammon; None: cubeless only). ``cubeful``: with
-    dice, roll the plays out with the cube in play (default: no); without dice, whether to add the
-    cube decision (default: yes when ``state`` is given). ``batch``: items in play at once
+    dice, roll the plays out with the cube in play; without dice, add the cube decision (default,
+    None: both whenever ``state`` is given). ``batch``: items in play at once
     (default 256 with luck adjustment, 4096 without). ``prune`` > 0 (0-ply backgammon): the luck
     uses the best of each roll's ``prune`` best plays by pubeval's score instead of all plays,
     found by model/search/top_plays.py (0: all plays, the textbook method; 4, the default, is about 4
     times faster and its intervals some 6% wider at equal trials: the most precision per CPU second
     of 2, 3, 4, 6, 8, 0). ``quasi``: quasi-random first two throws (off: plain
     random dice, e.g. to check the intervals). ``progress(n)`` is called with each newly finished
-    trial count. Ctrl-C (KeyboardInterrupt), or ``stop()`` turning true (asked after every ply: a
-    server's cancel), stops early: the result holds the trials finished by every candidate,
-    ``interrupted`` set. ``engine``: what plays the trials, called as
-    Trials is (model/search/rollout_workers.py passes one that spreads them over Ray workers).
+    trial count. Ctrl-C (KeyboardInterrupt), or ``stop()`` turning true (a server's cancel: asked after
+    every ply, and in this process before every block of the network's calls, ``checked``), stops
+    early: the result holds the trials finished by every candidate, ``interrupted`` set.
+    ``engine``: what plays the trials, called as Trials is (model/search/rollout_workers.py passes
+    one that spreads them over Ray workers).
     ValueError for bad input."""
     game = net.config.game
     pos = np.asarray(position, dtype=np.int8)
@@ -189,10 +191,16 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
     engine = engine(evaluator, cands, trials, s, batch)
     interrupted, shown = False, 0
 
-    def report(_ended):
-        nonlocal shown
+    def check():
         if stop is not None and stop():
             raise KeyboardInterrupt("stopped on request")
+
+    if stop is not None and isinstance(engine, Trials):  # in this process: seen within a ply too
+        engine.net = checked(engine.net, check)
+
+    def report(_ended):
+        nonlocal shown
+        check()
         now = engine.completed()
         if progress is not None and now > shown:
             progress(now - shown)
@@ -221,6 +229,40 @@ def rollout(net, position, dice=None, trials: int = 1296, *, plies: int = 0, tru
         if cubeful:
             result.cube_decision = _cube_decision(engine, estimates, n, state)
     return result
+
+
+class Checked:
+    """An evaluator that asks ``check()`` (which raises to stop) before each block of at most ``CHUNK``
+    rows it scores, so that a stop is seen within a ply: one ply of 2-ply trials scores millions of
+    positions. A numpy network gets the very blocks it makes of a large call itself (model/net/
+    inference.py), so every number stays the same to the bit; another network, whole calls."""
+
+    def __init__(self, net, check):
+        self.net, self.config, self.check = net, net.config, check
+        self.block = CHUNK if isinstance(net, NumpyNet) else None
+
+    def eval(self):
+        self.net.eval()
+        return self
+
+    def probabilities(self, positions: np.ndarray, device="cpu") -> np.ndarray:
+        n = len(positions)
+        if self.block is None or n <= self.block:
+            self.check()
+            return self.net.probabilities(positions, device)
+        out = np.empty((n, self.config.outputs))
+        for start in range(0, n, self.block):
+            self.check()
+            out[start : start + self.block] = self.net.probabilities(positions[start : start + self.block], device)
+        return out
+
+
+def checked(net, check):
+    """``net`` scoring through ``Checked``, innermost: inside ExactEndgames, which picks the rows the
+    network scores."""
+    if isinstance(net, ExactEndgames):
+        return ExactEndgames(Checked(net.net, check), net.two_sided)
+    return Checked(net, check)
 
 
 def _values(engine: Trials, i: int, n: int, cubeful: bool, game: str) -> np.ndarray:

@@ -31,6 +31,7 @@ from engine.notation import NO_PLAY, format_play
 from model.cube.resign import TOLERANCE
 from model.net.equity import flip_probs
 from model.players.cube_policy import CubePolicy, cube_view
+from model.service.query import MONEY_JACOBY
 
 HUMAN, BOT = 0, 1
 """The players of a game against a person: the person is player 0, the bot player 1."""
@@ -159,10 +160,12 @@ class AgentSettings:
     resign_tolerance: float = TOLERANCE
     """Resign a level only when its value is within this (normalised equity) of playing on
     (model/cube/resign.py's ``resignation_offer``)."""
-    jacoby: bool = True
-    """Money play: assume the Jacoby rule (gnubg's default)."""
+    jacoby: bool = MONEY_JACOBY
+    """Money play: assume the Jacoby rule (model/service/query.py's default of a money game)."""
     beavers: bool = False
-    """Money play: beaver when right; only if the client allows beavers (gnubg stalls otherwise)."""
+    """Money play: beaver when right. Off unless asked for, unlike a money game's default
+    (``MONEY_BEAVERS``): a board does not say whether its client allows beavers, and gnubg stalls on a
+    beaver it does not allow."""
 
 
 @dataclass(frozen=True, eq=False)

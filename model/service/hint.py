@@ -32,6 +32,8 @@ from model.players.lookahead_player import CUBELESS_MONEY
 from model.service.query import Query, cube_json, cube_view_of
 
 NO_CUBE = "long nardi has no doubling cube"
+CRAWFORD_CUBE = "No double: the cube is not available in the Crawford game"
+"""The "action" of a cube decision in the Crawford game, where no side may double (engine/cube_state.py)."""
 EVALUATION_KEYS = ("game", "bot", "ply", "position", "position_id", "match_id", "cube", "evaluation")
 """The entries of a hint that make the evaluation of a position (``evaluation``)."""
 
@@ -155,6 +157,8 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
     if query.dice is None:
         if game == "backgammon":
             out["cube_decision"] = cube_decision_json(policy.cube_decision(pos, view, probs))
+            if view.crawford:  # no double is allowed at all: there is no cube decision to make
+                out["cube_decision"].update(action=CRAWFORD_CUBE, double=False)
             out["cube_decision"]["double_offered"] = bool(query.info is not None and query.info.double_offered)
         return out
     [ranking] = rank_positions(bot, pos[None], query.dice[None], [view], settings)

@@ -17,7 +17,7 @@ from engine.board import check_game, validate
 from engine.cube_state import CubeOwner
 from engine.errors import FormatError
 from engine.formats.match_id import cube_owner_code
-from engine.formats.position import MatchInfo, read_json_position, read_position_text
+from engine.formats.position import MatchInfo, load_json, quoted, read_json_position, read_position_text
 from model.players.cube_policy import cube_view
 
 
@@ -45,6 +45,8 @@ def read_position(game: str, position) -> np.ndarray:
 def read_dice(dice) -> np.ndarray:
     """Two dice 1..6 as an array (2,); FormatError otherwise. Accepts [3, 1], (3, 1), "31", "3-1"."""
     if isinstance(dice, str):
+        if len(dice) > 20:  # no way of writing two dice is this long (and it is not echoed whole)
+            raise FormatError(f"dice must be two numbers 1..6, got {quoted(dice)}")
         dice = [int(c) for c in dice if c in "0123456789"]  # not str.isdigit: '²' is a digit to it
     values = list(np.asarray(dice, dtype=object).reshape(-1)) if not np.isscalar(dice) else [dice]
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
@@ -90,14 +92,49 @@ def query_from_object(game: str, obj, default_dice) -> Query:
         obj = {"position": obj, "dice": obj.get("dice")}
     if "position" not in obj:
         raise FormatError("missing 'position'")
-    text = obj["position"] if isinstance(obj["position"], str) else json.dumps(obj["position"])
+    position = obj["position"]
+    if isinstance(position, dict):  # the JSON form, read as it is (not written out again: it may nest deeply)
+        return Query(game, read_json_position(game, position), None, dice_of(obj.get("dice", default_dice), None))
+    try:
+        text = position if isinstance(position, str) else json.dumps(position)
+    except (RecursionError, TypeError, ValueError):  # nested too deeply to write, or no JSON value at all
+        raise FormatError(f"a position is a JSON object, a gnubg ID or an XGID, not {type(position).__name__}") from None
     return query_of_text(game, text, obj.get("dice", default_dice))
+
+
+def query_of_line(game: str, line: str, default_dice) -> Query:
+    """A line of ``hint --jsonl`` (JSON text: what ``query_from_object`` reads) -> Query; FormatError
+    with one line for a line that is empty, not JSON, nested too deeply to read, or no question."""
+    if not line.strip():
+        raise FormatError("empty line")
+    return query_from_object(game, load_json(line), default_dice)
+
+
+MONEY_JACOBY = True
+MONEY_BEAVERS = True
+"""The options of a backgammon money game with the cube when nobody states them: gnubg's defaults,
+the Jacoby rule on and beavers allowed. Every door that plays or judges such a game takes them from
+here: hint, rollout and ``Bot`` on a position without a Match ID or XGID (``cube_view_of``), the
+terminal game without --jacoby/--beavers (``money_rules``), and the Jacoby rule of
+model/service/game_turn.py's ``AgentSettings`` for a board that does not carry it (beavers there
+only when asked for: a board does not say whether its client allows them). docs/cube-and-match-play.md
+lists every door."""
+
+
+def money_rules(game: str, match_length: int, cube: bool, jacoby: bool | None = None,
+                beavers: bool | None = None) -> dict:
+    """engine.match.Rules' ``jacoby`` and ``beavers``: each as stated, or when not stated (None)
+    ``MONEY_JACOBY`` and ``MONEY_BEAVERS`` in a backgammon money game with the cube, and off where
+    there is no such game (a match, long nardi, no cube; Rules refuses them there when stated)."""
+    money = game == "backgammon" and match_length == 0 and cube
+    return {"jacoby": (MONEY_JACOBY and money) if jacoby is None else jacoby,
+            "beavers": (MONEY_BEAVERS and money) if beavers is None else beavers}
 
 
 def cube_view_of(pos: np.ndarray, info: MatchInfo | None, met: str | None):
     """The model.cube CubeState of the side on roll: the ID's cube and match state; without one, money
-    with a centred cube and gnubg's defaults (Jacoby rule on, beavers allowed)."""
-    state = (info or MatchInfo(beavers=True)).resume(pos)
+    with a centred cube and the unstated money options (``MONEY_JACOBY``, ``MONEY_BEAVERS``)."""
+    state = (info or MatchInfo(jacoby=MONEY_JACOBY, beavers=MONEY_BEAVERS)).resume(pos)
     return cube_view(state, state.mover, met=met)
 
 

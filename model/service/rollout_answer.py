@@ -22,6 +22,7 @@ from engine.formats.position import write_json_position, write_position_id
 from engine.movegen import legal_plays
 from engine.notation import parse_play
 from model.net.cluster import start_ray
+from model.search.lookahead import MOVE_FILTER_KEEP
 from model.search.rollout import estimate_json, rollout
 from model.search.rollout_workers import local_trials, ray_trials
 from model.service.query import Query, cube_json, cube_view_of
@@ -133,19 +134,23 @@ def confirm_hint(bot, query: Query, answer: dict, trials: int, top: int, met: st
     return rollout_answer(bot, query, settings, bar=bar)
 
 
-def check_rollout(query: Query, plays) -> None:
+def check_rollout(query: Query, plays) -> int:
     """Refuse at once what the rollout would refuse later (a server, before it queues the job): a
-    finished game, a roll with no legal play, a play that is not legal."""
+    finished game, a roll with no legal play, a play that is not legal. Returns how many candidates
+    the rollout will roll out at most (a server bounds the trials x candidates whose results a job keeps):
+    without dice 3 (the position, no double, double/take), with dice the move filter's ``keep``, the
+    legal plays, or the distinct plays named."""
     pos = query.position
     if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
         raise FormatError("the game is over: a side has borne off all 15 checkers")
     if query.dice is None:
-        return
+        return 3
     children, _ = legal_plays(query.game, pos[None], query.dice[None])
     if len(children) == 1 and (children[0] == pos).all():
         raise FormatError(f"no legal play with {query.dice[0]}-{query.dice[1]}: there is nothing to roll out")
     if isinstance(plays, (list, tuple)):
-        for text in plays:
-            parse_play(query.game, pos, query.dice, text)
-    elif plays not in PLAYS:
+        named = {parse_play(query.game, pos, query.dice, text).tobytes() for text in plays}
+        return len(named)
+    if plays not in PLAYS:
         raise FormatError(f"plays is 'filter', 'all' or a list of plays, got {plays!r}")
+    return min(MOVE_FILTER_KEEP, len(children)) if plays == "filter" else len(children)

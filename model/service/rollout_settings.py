@@ -18,8 +18,10 @@ class RolloutSettings:
     filter), "all", or plays in notation; ``vr``: luck adjustment; ``prune``: 0-ply backgammon, the
     luck adjustment looks at each roll's ``prune`` best plays by pubeval (0: all); ``bearoff``:
     bear-offs valued by the databases; ``cubeful``: with dice, the plays rolled out with the cube in
-    play; without dice, the cube decision from cubeful rollouts; None: whenever a cube state is
-    given; ``met``: the match equity table of the cube state; ``batch``: trials in play at once
+    play and ranked by cubeful value; without dice, the cube decision from cubeful rollouts; None
+    (the default): whenever a cube state is given (backgammon), the one default of ``nardibot
+    rollout``, ``hint --rollout`` and the web API, as hint ranks plays; ``met``: the match equity
+    table of the cube state; ``batch``: trials in play at once
     (None: 256, 4096 without luck adjustment); ``processes``: forked processes of this machine (0:
     one per core, 1: this process); ``workers``: Ray workers instead (0: none), on the cluster at
     ``address`` ("": Ray started on this machine)."""

@@ -6,8 +6,10 @@
     nardibot analyse match.mat --html report/        # report/index.html with board pictures
 
 The file is Jellyfish .mat text as gnubg (``export match mat``) and this project (``--mat``) write it.
-Each game is replayed through the rules; each checker play, cube decision (the doubles not made too)
-and roll is rated with the project's one policy at ``--ply`` (model/analysis/review.py has the method,
+Each game is replayed through the rules (a beaver is the doubled side's take, redoubled; a file that
+says its games were played without the cube, as ``nardibot duel --mat`` writes, has no cube decisions
+and its plays are valued by cubeless equity); each checker play, cube decision (the doubles not made
+too) and roll is rated with the project's one policy at ``--ply`` (model/analysis/review.py has the method,
 model/analysis/marks.py gnubg's thresholds: doubtful >= 0.030, bad >= 0.060, very bad >= 0.120 of
 normalised equity per cube; luck: lucky >= +0.300, very lucky >= +0.600, and the same below zero).
 
@@ -17,7 +19,9 @@ match-winning chance turned into equity at the cube with gnubg's mwc2eq), MWCs a
 1%), and both are seen by the player deciding; "mwc" fields are null in money play:
 
     {"schema": "nardibot-match-analysis/1", "players": [name0, name1], "match_length": 0 (money) | L,
-     "jacoby": bool (money) | null, "bot", "ply", "rollout": {"trials", "at_most", "seed"} | null,
+     "jacoby": bool (money) | null, "cube": bool (false: the file says the games were played without the
+     cube; then no cube decisions, plays valued by cubeless equity), "bot", "ply",
+     "rollout": {"trials", "at_most", "seed"} | null,
      "thresholds": {"doubtful", "bad", "very_bad", "very_lucky", "lucky", "unlucky", "very_unlucky",
                     "close_cube", "unit"},
      "games": [{"number", "score": [p0, p1], "crawford", "winner": 0|1|null, "points",
@@ -32,7 +36,7 @@ match-winning chance turned into equity at the cube with gnubg's mwc2eq), MWCs a
          move:   "dice", "choices" (distinct legal plays; 1 = forced), "played", "best", "played_rank",
                  "plays": [{"move", "rank", "ply", "equity", "mwc"}] (the best five and the play made),
                  "luck", "luck_mwc", "luck_mark": null|"very lucky"|"lucky"|"unlucky"|"very unlucky",
-         double/take: "action": "double"|"no double"|"take"|"pass", "right": the right one of those,
+         double/take: "action": "double"|"no double"|"take"|"beaver"|"pass", "right": the right one of those,
                  "proper": gnubg's words for the position ("No double, take"...), "close",
                  "equities": {"no_double", "double_take", "double_pass"} (the doubler's, normalised),
                  "mwc": the same as MWC | null, "error": null|"missed double"|"wrong double"|
@@ -41,7 +45,8 @@ match-winning chance turned into equity at the cube with gnubg's mwc2eq), MWCs a
                     "marked": {"doubtful", "bad", "very bad"}, "unmarked",
                     "checker_error": {"emg", "mwc"}, "checker_error_rate": {"emg", "mwc"} (per unforced move),
                     "luck": {"very lucky", "lucky", "unlucky", "very unlucky"}, "luck_total", "luck_rate" (per roll),
-                    "cube": {"decisions", "close_or_actual", "doubles", "takes", "passes", "missed_doubles",
+                    "cube": {"decisions", "close_or_actual", "doubles", "takes" (beavers too), "passes",
+                             "missed_doubles",
                              "wrong_doubles", "wrong_takes", "wrong_passes", "marked", "error",
                              "error_rate" (per close-or-actual decision)},
                     "overall_error", "overall_error_rate"}],
@@ -62,7 +67,7 @@ from model.net.checkpoint import CheckpointError
 from model.service.match_review import ReviewSettings, analyse_match
 from nardibot.cli.analyse_html import write_report
 from nardibot.cli.analyse_report import decision_line, table_rows, what
-from nardibot.cli.common import OneLineParser, UsageError, emit, run_main
+from nardibot.cli.common import OneLineParser, UsageError, check_writable, emit, run_main
 
 
 def build_parser() -> OneLineParser:
@@ -97,6 +102,7 @@ def analyse_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.rollout < 0 or args.rollout == 1 or args.rollout_max < 0 or args.processes < 0:
         raise UsageError("--rollout is 0 (none) or at least 2 trials, --rollout-max and --processes at least 0")
+    check_writable("--html", args.html, folder=True)  # said before the analysis, not after
     try:
         text = Path(args.file).read_bytes().decode("utf-8", errors="replace")
     except OSError as e:
@@ -134,7 +140,8 @@ def render(report: dict, name: str, every: bool = False) -> str:
     t = report["thresholds"]
     how = f"{report['ply']}-ply" + (f", the worst rolled out ({report['rollout']['trials']} trials)"
                                     if report["rollout"] else "")
-    lines = [(f"{name}: {what(report)}, {report['players'][0]} vs {report['players'][1]}, {len(report['games'])} "
+    played = what(report) + ("" if report["cube"] else ", without the cube")
+    lines = [(f"{name}: {played}, {report['players'][0]} vs {report['players'][1]}, {len(report['games'])} "
              f"game(s); {report['bot']} at {how}; {report['seconds']:.1f} s"),
              (f"Marks by equity lost, normalised per cube: doubtful >= {t['doubtful']:.3f}, bad >= {t['bad']:.3f}, "
              f"very bad >= {t['very_bad']:.3f}; rolls: lucky >= +{t['lucky']:.3f}, very lucky >= "

@@ -23,7 +23,15 @@ import numpy as np
 
 from model.arena.benchmark import CLASSES, BenchmarkError, gnubg_judge, load_benchmark, score
 from model.players.registry import make_player
-from nardibot.cli.common import CLOSED_PIPE, UsageError, dataclass_parser, emit, option, write_json
+from nardibot.cli.common import (
+    CLOSED_PIPE,
+    UsageError,
+    check_writable,
+    dataclass_parser,
+    emit,
+    option,
+    write_json,
+)
 
 GAME = "backgammon"
 
@@ -74,6 +82,7 @@ def benchmark_main(argv: list[str]) -> int:
     args = Args(**vars(parser.parse_args(argv)))
     if args.positions < 0 or args.seed < 0:
         raise UsageError("--positions and --seed must be at least 0")
+    check_writable("--json", args.json)  # said before the work, not after
     try:
         bench = sample(load_benchmark(args.file), args.positions, args.seed)
     except BenchmarkError as e:

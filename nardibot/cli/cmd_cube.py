@@ -46,6 +46,7 @@ from nardibot.cli.common import (
     OneLineParser,
     UsageError,
     add_money_options,
+    check_writable,
     emit,
     run_main,
     write_json,
@@ -96,8 +97,8 @@ def parse(argv: list[str]) -> tuple[argparse.Namespace, g.Rules]:
         raise UsageError(str(e)) from None
     if args.mat and args.game != "backgammon":
         raise UsageError(f"--mat: .mat files hold backgammon only; {args.game} games cannot be saved in one")
-    if args.mat and not Path(args.mat).absolute().parent.is_dir():
-        raise UsageError(f"--mat: cannot write {args.mat}: no such folder")
+    for flag, path in (("--json", args.json), ("--mat", args.mat)):
+        check_writable(flag, path)  # said before the games, not after
     return args, rules
 
 

@@ -26,6 +26,9 @@ JSON schema (``--json``, and every line of ``--jsonl``), all equities from the s
 
 ``action`` is the side on roll's cube action and ``response`` the taker's answer; when the Match ID
 or XGID says a double waits for an answer (``double_offered``), ``response`` is the answer asked for.
+In the Crawford game no double is allowed: ``action`` says "No double: the cube is not available in the
+Crawford game", ``double`` is false, and the other entries are what a double would be worth were one
+allowed (the table shows only the no-double value).
 A play not looked at at the full ply keeps its 0-ply numbers; its ``loss`` is never below 0.
 
 ``plays`` is there when dice are given (ranked best first; ``loss`` is against the best, in the
@@ -59,7 +62,7 @@ from model.cube.met import load_met
 from model.net.checkpoint import CheckpointError
 from model.net.equity import OUTPUT_NAMES
 from model.service.hint import HintSettings, hint
-from model.service.query import match_id_owner, picture_state, query_from_object, query_of_text
+from model.service.query import match_id_owner, picture_state, query_of_line, query_of_text
 from nardibot.cli.common import OneLineParser, progress_bar
 
 
@@ -108,12 +111,15 @@ def render(answer: dict, top: int, board: bool) -> str:
                          + " ".join(f"{100 * p['probs'][n]:6.1f}" for n in names))
     elif answer["cube_decision"] is not None:
         c = answer["cube_decision"]
-        if c["double_offered"]:
+        rows = (("no_double", "No double"), ("double_take", "Double, take"), ("double_pass", "Double, pass"))
+        if answer["cube"]["crawford"]:  # no double allowed: the position's value, no decision
+            lines.append(f"\nCube decision: {c['action']}")
+            rows = rows[:1]
+        elif c["double_offered"]:
             lines.append(f"\nDoubled: the side doubled should {c['response']}   (the double itself: {c['action']})")
         else:
             lines.append(f"\nCube decision: {c['action']}   (the taker should {c['response']})")
-        for key, label in (("no_double", "No double"), ("double_take", "Double, take"),
-                           ("double_pass", "Double, pass")):
+        for key, label in rows:
             mwc = c.get(key + "_mwc")
             extra = f"   MWC {100 * mwc:.2f}%" if mwc is not None else ""
             lines.append(f"  {label:<14}{c[key]:+.3f}{extra}")
@@ -249,13 +255,8 @@ def _run_jsonl(bot, args, settings: HintSettings) -> int:
     noted = False
     with stream:
         for line in stream:
-            try:
-                if not line.strip():
-                    raise ValueError("empty line")
-                query = query_from_object(args.game, json.loads(line), args.dice)
-                answer = hint(bot, query, settings)
-            except json.JSONDecodeError as e:
-                answer = {"error": f"not JSON: {e.msg}"}
+            try:  # a bad line (not JSON, nested too deeply, no position...) answers one error line
+                answer = hint(bot, query_of_line(args.game, line, args.dice), settings)
             except ValueError as e:
                 answer = {"error": str(e)}
             if not noted and "error" not in answer:

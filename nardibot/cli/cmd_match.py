@@ -14,7 +14,10 @@ with the seats swapped, so --games must be even; the 95% interval treats each mi
 sample. Prints A's points per game, win/gammon/backgammon (nardi: win/mars) rates of both sides and
 games/s; --json writes every figure with the exact settings. --mat FILE (backgammon) saves every game
 as a Jellyfish .mat money session, A in the left column, for gnubg's ``import mat FILE`` (say ``set
-jacoby off`` first so that gnubg scores the cubeless gammons as played).
+jacoby off`` first so that gnubg scores the cubeless gammons as played); the file says the games were
+played without the cube and without Jacoby (``; [CubeLimit "1"]``, ``; [Jacoby "Off"]``), so ``nardibot
+analyse`` rates no cube decisions in it. A --json or --mat file that cannot be written is said before
+the games are played.
 
 --luck CHECKPOINT also reports the luck-adjusted points per game (model/arena/luck.py): the net judges
 every throw's luck at 0-ply (its best play of the roll thrown against the average over the 21 rolls)
@@ -28,7 +31,7 @@ Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, 
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from engine.board import GAMES
@@ -42,6 +45,7 @@ from nardibot.cli.common import (
     CLOSED_PIPE,
     PROG,
     UsageError,
+    check_writable,
     dataclass_parser,
     emit,
     option,
@@ -104,8 +108,8 @@ def parse_args(argv: list[str], prog: str = PROG) -> Args:
         raise UsageError(f"--luck-prune must be 0 or more, got {args.luck_prune}")
     if args.mat and args.game != "backgammon":
         raise UsageError(f"--mat: .mat files hold backgammon only; {args.game} games cannot be saved in one")
-    if args.mat and not Path(args.mat).absolute().parent.is_dir():
-        raise UsageError(f"--mat: cannot write {args.mat}: no such folder")  # said before the games, not after
+    for flag, path in (("--json", args.json), ("--mat", args.mat)):
+        check_writable(flag, path)  # said before the games, not after
     return args
 
 
@@ -221,7 +225,7 @@ def match_main(argv: list[str], prog: str = PROG) -> int:
     if args.json:
         write_match_json(args.json, args, argv, result, device)
     if args.mat:
-        save_mat(mat_record(result), args.mat)
+        save_mat(replace(mat_record(result), cube=False, jacoby=False), args.mat)  # the duel's own rules
         shown = shown and emit(f"games saved as .mat: {args.mat}")
     return 0 if shown else CLOSED_PIPE
 

@@ -1,7 +1,7 @@
 """``nardibot play``: a person plays the bot in the terminal, backgammon or long nardi.
 
     nardibot play [--game backgammon|nardi] [--match N] [--games N] [--bot PATH|name]
-                            [--jacoby] [--beavers] [--automatic-doubles N] [--seed S] [--cube/--no-cube]
+                            [--no-jacoby] [--no-beavers] [--automatic-doubles N] [--seed S] [--cube/--no-cube]
                             [--you-first] [--autoplay-human] [--mat FILE]
 
 The board is drawn before each of the person's decisions (engine/formats/pictures.py's ``ascii_board``,
@@ -20,10 +20,12 @@ decision), ``board``, ``help``, ``quit``. A refused double names the reason (no 
 the Crawford game, the bot's cube, a dead cube, the 64 limit, the dice already thrown). Long nardi is
 told in its own words: no bar, no cube, a mars for a gammon.
 
-Money options (backgammon, money play; RULES-DECISIONS.md): ``--jacoby`` (gammons and backgammons
-count single while the cube is centred), ``--beavers`` (a doubled side may redouble at once and keep
-the cube), ``--automatic-doubles N`` (each tie of the opening throw doubles the cube, which stays
-centred, at most N times, never past 64). The bot decides with them (model/service/game_turn.py).
+Money options (backgammon, money play with the cube; RULES-DECISIONS.md): the Jacoby rule (gammons and
+backgammons count single while the cube is centred) and beavers (a doubled side may redouble at once
+and keep the cube) are on unless ``--no-jacoby``, ``--no-beavers`` (gnubg's defaults, the ones hint and
+rollout assume: model/service/query.py's ``MONEY_JACOBY``, ``MONEY_BEAVERS``); ``--automatic-doubles
+N`` (each tie of the opening throw doubles the cube, which stays centred, at most N times, never past
+64). The bot decides with them (model/service/game_turn.py).
 
 The game itself runs through engine.game (turns, cube, resignations, match score and the Crawford
 game); input is read line by line from stdin, so a script can drive it, and the end of the input ends
@@ -66,6 +68,7 @@ from model.service.game_turn import (
     offer_value,
     points_text,
 )
+from model.service.query import money_rules
 from nardibot.cli.common import PROG, OneLineParser, add_money_options
 from nardibot.cli.play_hint import hint_table
 from nardibot.cli.terminal import (
@@ -383,7 +386,7 @@ def build_parser(prog: str = "nardibot play") -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=None, help="seed of the dice")
     parser.add_argument("--cube", action=argparse.BooleanOptionalAction, default=True,
                         help="play with the doubling cube (backgammon)")
-    add_money_options(parser)
+    add_money_options(parser, unstated=None)  # unstated: the money game's default, Jacoby and beavers on
     parser.add_argument("--you-first", action="store_true", help="you make the first play")
     parser.add_argument("--autoplay-human", action="store_true",
                         help="debug: play the first legal play for you (and confirm it), roll, take, reject")
@@ -406,8 +409,9 @@ def _rules(args) -> g.Rules:
     if args.mat and not Path(args.mat).absolute().parent.is_dir():
         raise g.RuleError(f"--mat: cannot write {args.mat}: no such folder")
     games = (args.games or 1) if not args.match else 0
+    money = money_rules(args.game, args.match, args.cube, args.jacoby, args.beavers)
     return g.Rules(game=args.game, match_length=args.match, cube=args.cube, session_games=games,
-                   jacoby=args.jacoby, beavers=args.beavers, automatic_doubles=args.automatic_doubles)
+                   automatic_doubles=args.automatic_doubles, **money)
 
 
 def main(argv=None, stdin=None, stdout=None) -> int:

@@ -1,6 +1,6 @@
 """`nardibot rollout`: roll out a position, or the candidate plays of a roll, with confidence intervals.
 
-    nardibot rollout 4HPwATDgc/ABMA --dice 31 --trials 1296        # rank the plays of 3-1
+    nardibot rollout 4HPwATDgc/ABMA --dice 51 --trials 1296        # rank the plays of 5-1 the filter keeps
     nardibot rollout 4HPwATDgc/ABMA --dice 31 --plays all          # every legal play
     nardibot rollout 4HPwATDgc/ABMA --dice 31 --plays "8/5 6/5,13/10 24/23"
     nardibot rollout "XGID=..." --trials 2592                      # cube decision (cubeful)
@@ -15,6 +15,12 @@ agree to float32 rounding (about 1e-7) and the same plays. Trials are batched, w
 luck adjustment (off: --no-vr), bear-offs valued by the databases (off: --no-bearoff), optional
 truncation and n-ply checker play; model/search/rollout.py has the method and the formulas. A
 progress bar runs on stderr; Ctrl-C stops and reports the trials finished so far.
+
+In backgammon the trials play with the cube by default (the cube and score of the Match ID or XGID;
+money with a centred cube, the Jacoby rule and beavers without one), with dice as without: the plays
+are ranked by cubeful value, as hint ranks them and ``hint --rollout`` rolls them out. --cubeless
+takes the cube out: with dice the plays are ranked by cubeless equity, without dice there is no cube
+decision. Long nardi has no cube.
 
 The rollout and its JSON are model/service/rollout_answer.py's (``RolloutSettings``, whose defaults the
 flags take; ``rollout_answer``), the one the web API serves; here they are read and printed.
@@ -38,9 +44,12 @@ plays; without: the side on roll); "ci95" is [low, high]:
                        "double_pass": {...}, "normalised": {"no_double", "double_take", "double_pass"},
                        "double_minus_no_double"?: {"difference", "se", "ci95", "separated"}} | null}
 
-"plays" (with dice) is ranked best first by "cubeful" value when the trials were cubeful (--cubeful),
-else by cubeless "equity"; "separation" is the best minus the second, trial by trial. "raw_equity_se"
-is the standard error of the same trials without luck adjustment. Without dice: "evaluation"
+"plays" (with dice) is ranked best first by "cubeful" value when the trials were cubeful (backgammon,
+the default), else (--cubeless, long nardi) by cubeless "equity"; "separation" is the best minus the
+second, trial by trial. "raw_equity_se" is the standard error of the same trials without luck
+adjustment. "probs" are the luck-adjusted means as they are: unbiased, but at few trials one can fall
+a little outside [0, 1] (a gammon rate of -0.004, say); the table shows them clipped to [0, 1], as
+gnubg does, and the JSON keeps the raw means (clip them yourself to show them). Without dice: "evaluation"
 (cubeless) and, in backgammon unless --cubeless, "cube_decision" from cubeful rollouts (money:
 equity per cube; match: MWC, "normalised" in gnubg's normalised equity).
 
@@ -88,8 +97,10 @@ def build_parser() -> OneLineParser:
     p.add_argument("--prune", type=int, default=DEFAULTS.prune, metavar="K", help="0-ply backgammon: the luck adjustment "
                    "looks at each roll's K best plays by pubeval's score (default: 4; 0: every play)")
     p.add_argument("--no-bearoff", action="store_true", help="play bear-offs out instead of reading the databases")
-    p.add_argument("--cubeful", action="store_true", help="with dice: roll the plays out with the cube in play")
-    p.add_argument("--cubeless", action="store_true", help="without dice: no cubeful rollouts, no cube decision")
+    p.add_argument("--cubeful", action="store_true", help="backgammon: the cube in play in the trials (the default, "
+                   "as hint ranks plays and hint --rollout rolls them out)")
+    p.add_argument("--cubeless", action="store_true", help="no cube in the trials: with dice the plays ranked by "
+                   "cubeless equity, without dice no cube decision")
     p.add_argument("--met", default=DEFAULTS.met, help="match equity table name or XML file")
     p.add_argument("--batch", type=int, default=DEFAULTS.batch, help="trials in play at once (default: 256, 4096 with --no-vr)")
     p.add_argument("--processes", type=int, default=DEFAULTS.processes, help="play the trials in N processes of this machine "
@@ -102,6 +113,12 @@ def build_parser() -> OneLineParser:
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     return p
+
+
+def percent(p: float) -> float:
+    """A probability in percent, clipped to [0, 100] for the table (as gnubg shows them): a luck-adjusted
+    mean may fall a little outside [0, 1]; the JSON keeps it as it is."""
+    return 100 * min(max(p, 0.0), 1.0)
 
 
 def render(answer: dict) -> str:
@@ -128,7 +145,7 @@ def render(answer: dict) -> str:
             value, se = ((p["cubeful"]["value"], p["cubeful"]["se"]) if cubeful else (p["equity"], p["equity_se"]))
             raw = "" if cubeful else f"{Z95 * p['raw_equity_se']:8.3f}"
             lines.append(f"{p['rank']:>3}  {p['move'] or '(no play)':<24}{value:+9.3f}{Z95 * se:8.3f}{raw}  "
-                         + " ".join(f"{100 * p['probs'][n]:6.1f}" for n in names))
+                         + " ".join(f"{percent(p['probs'][n]):6.1f}" for n in names))
         sep = answer["separation"]
         if sep is not None:
             verdict = "separated from" if sep["separated"] else "NOT separated from"
@@ -136,7 +153,7 @@ def render(answer: dict) -> str:
                          f"(95% {sep['ci95'][0]:+.3f} to {sep['ci95'][1]:+.3f}, same dice)")
     if answer["evaluation"] is not None:
         e = answer["evaluation"]
-        lines.append("Cubeless: " + "  ".join(f"{n} {100 * e['probs'][n]:.1f}%" for n in names)
+        lines.append("Cubeless: " + "  ".join(f"{n} {percent(e['probs'][n]):.1f}%" for n in names)
                      + f"  equity {e['equity']:+.3f} +- {Z95 * e['equity_se']:.3f} "
                      f"(without luck adjustment +- {Z95 * e['raw_equity_se']:.3f})")
     c = answer["cube_decision"]
@@ -171,6 +188,8 @@ def rollout_main(argv: list[str]) -> int:
         raise UsageError(f"--processes must be >= 0 (0: one per core), got {args.processes}")
     if args.workers < 0 or (args.ray_address and not args.workers):
         raise UsageError("--workers must be >= 0, and --ray-address goes with --workers N (N > 0)")
+    if args.cubeful and args.cubeless:
+        raise UsageError("--cubeful and --cubeless: choose one (cubeful is the default)")
     try:
         bot = Bot.load(args.bot, game=args.game)
     except (CheckpointError, ValueError, FileNotFoundError) as e:
@@ -184,7 +203,7 @@ def rollout_main(argv: list[str]) -> int:
             trials=args.trials, truncate=args.truncate, ply=args.ply, seed=args.seed, plays=plays, vr=not args.no_vr,
             prune=args.prune, bearoff=not args.no_bearoff, met=args.met, batch=args.batch, processes=args.processes,
             workers=args.workers, address=args.ray_address,
-            cubeful=args.cubeful if query.dice is not None else not args.cubeless)
+            cubeful=not args.cubeless)
         answer = rollout_answer(bot, query, settings,
                                 bar=lambda total: progress_bar(total, "trial", not args.no_progress))
     except (ValueError, ClusterError) as e:  # a bad position, play or setting; Ray that cannot start

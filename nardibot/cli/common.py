@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import platform
 import sys
 from pathlib import Path
@@ -52,6 +53,28 @@ def write_json(path: str, blob: dict, make_folder: bool = False) -> None:
         raise UsageError(f"--json: cannot write {path}: {e.strerror}") from None
 
 
+def check_writable(flag: str, path: str | None, folder: bool = False) -> None:
+    """UsageError now, before any work, when the output ``path`` given with ``flag`` could not be
+    written at the end: its folder is missing or not writable, or it is a folder (None: not asked for).
+    ``folder``: ``path`` is a folder to be made if needed (the nearest existing one above must be a
+    writable folder)."""
+    if path is None:
+        return
+    target = Path(path).absolute()
+    if folder:
+        above = next(p for p in (target, *target.parents) if p.exists())
+        if not above.is_dir():
+            raise UsageError(f"{flag}: cannot write {path}: {above} is not a folder")
+    elif target.is_dir():
+        raise UsageError(f"{flag}: cannot write {path}: it is a folder")
+    else:
+        above = target.parent
+        if not above.is_dir():
+            raise UsageError(f"{flag}: cannot write {path}: no such folder")
+    if not os.access(above, os.W_OK):
+        raise UsageError(f"{flag}: cannot write {path}: permission denied")
+
+
 def progress_bar(total: int, unit: str, enabled: bool = True):
     """A context manager giving an object with ``update(n)``: tqdm's bar on stderr when tqdm is installed
     (the [train] extra brings it) and stderr is a terminal, else nothing is shown."""
@@ -81,15 +104,23 @@ def _count(text: str) -> int:
     return value
 
 
-def add_money_options(parser: argparse.ArgumentParser) -> None:
+def add_money_options(parser: argparse.ArgumentParser, unstated: bool | None = False) -> None:
     """The money-play options of every command that plays money games (RULES-DECISIONS.md), as
     flags ``--jacoby``, ``--beavers``, ``--automatic-doubles N`` -> args.jacoby, .beavers,
-    .automatic_doubles, for engine.match.Rules (which refuses them in a match or without the cube)."""
-    parser.add_argument("--jacoby", action="store_true",
+    .automatic_doubles, for engine.match.Rules (which refuses them in a match or without the cube).
+    ``unstated``: what args.jacoby and .beavers hold when their flag is not given: False (off), or
+    None, the flags then also ``--no-jacoby``, ``--no-beavers``, for model/service/query.py's
+    ``money_rules`` to give a backgammon money game with the cube its default, both on."""
+    default = (" (default: on in a money game with the cube, as gnubg; --no-{} for off)" if unstated is None
+               else "")
+    kind = {"action": argparse.BooleanOptionalAction, "default": None} if unstated is None else {
+        "action": "store_true"}
+    parser.add_argument("--jacoby", **kind,
                         help="money: the Jacoby rule (gammons and backgammons count single while the cube is "
-                             "centred)")
-    parser.add_argument("--beavers", action="store_true",
-                        help="money: beavers (a doubled side may redouble at once and keep the cube)")
+                             "centred)" + default.format("jacoby"))
+    parser.add_argument("--beavers", **kind,
+                        help="money: beavers (a doubled side may redouble at once and keep the cube)"
+                             + default.format("beavers"))
     parser.add_argument("--automatic-doubles", type=_count, default=0, metavar="N",
                         help="money: each tie of the opening throw doubles the cube, which stays centred, at "
                              "most N times and never past 64 (0 = off, the default)")

@@ -21,14 +21,18 @@ lines print, from the nets of a ``BotShelf``, each loaded once; the network call
 requests are merged into one (nardibot/web/batch.py: a request alone gets the command line's answer to
 the bit, one merged with others the same to float32 rounding). Every bad request gets a 4xx and
 one line {"error": "..."}: 400 for what cannot be read or is against the rules (positions, dice,
-plays, actions), 404 for an unknown job or table, 405 for a wrong method, 413 for a body over
-``max_body`` bytes (64 KiB), 429 when every kept rollout job is still busy. A 500 would be a bug.
+plays, actions, a rollout too large to keep), 404 for an unknown job or table, 405 for a wrong
+method, 413 for a body over ``max_body`` bytes (64 KiB), 429 when every kept rollout job is still busy.
+A 500 would be a bug. What another site's page could make a browser send is refused before it is read
+(nardibot/web/guard.py): a Host the server does not serve (DNS rebinding; 400), a request another site's page makes
+(403), a body not of the endpoint's type (JSON; a .mat file: application/octet-stream; 415).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from importlib import resources
@@ -53,6 +57,7 @@ from model.service.query import Query, cube_json, cube_view_of, picture_state, q
 from model.service.rollout_answer import check_rollout, plan_rollout
 from model.service.rollout_settings import RolloutSettings
 from nardibot.web.batch import WAIT, NetBatcher
+from nardibot.web.guard import ANALYSE_TYPE, LOCAL_HOSTS, Guard
 from nardibot.web.jobs import Jobs, JobsFull
 from nardibot.web.play_sessions import HUMAN, Table, Tables, match_info
 
@@ -61,6 +66,16 @@ MAX_BODY = 64 * 1024
 ROLLOUT_TRIALS = 324
 """Trials per candidate of a rollout job when the request names none (fewer than the command line's
 default: a page waits for it)."""
+ROLLOUT_BATCH = {0: None, 1: 16, 2: 1}
+"""Trials in play at once in a rollout job, by ply (None: the rollout's own 256). Each ply of a trial
+looks ahead from every roll's best plays at once: some 400 positions a play at 1 ply, 8,000 at 2 (the
+3-1 opening's plays, 256 trials in play: over 2 GB at 1 ply, past 5.5 GB at 2 before a trial was
+done); 16 and 1 stay near 200 MB and play as many trials a second. A job's numbers are those of
+``nardibot rollout --ply N --batch B --processes 1``."""
+MAX_ROLLOUT_ITEMS = 800_000
+"""Trials x candidates a rollout job may ask: each trial's numbers are kept to the end (for the standard
+errors and the paired differences; about 100 bytes each), so a job's results stay under about 80 MB.
+The move filter's 8 plays at the 100,000 trials a request may ask fit."""
 Game = Literal["backgammon", "nardi"]
 
 
@@ -135,7 +150,7 @@ class RolloutIn(HintIn):
         given: the cube in play whenever there is one (backgammon)."""
         cubeful = self.cubeful if dice is not None else (self.cubeful is not False)
         return RolloutSettings(trials=self.trials, truncate=self.truncate, ply=self.ply, seed=self.seed,
-                               plays=self.plays, cubeful=cubeful, processes=1)
+                               plays=self.plays, cubeful=cubeful, processes=1, batch=ROLLOUT_BATCH[self.ply])
 
 
 class NewGameIn(BaseModel):
@@ -171,6 +186,17 @@ UNION_FIELDS = {"position": "must be text (a gnubg ID, an XGID or JSON) or a JSO
                 "dice": "must be text such as 31 or 3-1, or a list of two numbers 1..6",
                 "plays": "must be 'filter', 'all' or a list of plays in notation"}
 """The one message of a field that takes several forms (pydantic would name each form it tried)."""
+
+
+MAX_ERROR = 300
+"""Characters of an error line at most: the readers show only the start of a long bad input
+(engine/formats/match_id.py's ``quoted``); this cut is for any message that still echoes one whole."""
+
+
+def _error_line(text: str) -> str:
+    """The one line a refusal answers: the message's first line, cut after ``MAX_ERROR`` characters."""
+    line = (text.splitlines() or ["bad request"])[0]
+    return line if len(line) <= MAX_ERROR else f"{line[:MAX_ERROR]}... ({len(line)} characters)"
 
 
 def _one_line(err: ValidationError | RequestValidationError) -> str:
@@ -246,8 +272,10 @@ async def _send_error(send, status: int, message: str) -> None:
 # the application
 
 
-def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollout_workers: int = 1) -> FastAPI:
-    """The application (module docstring); ``shelf`` holds the bots (default: the shipped nets)."""
+def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollout_workers: int = 1,
+               allowed_hosts: Iterable[str] = ()) -> FastAPI:
+    """The application (module docstring); ``shelf`` holds the bots (default: the shipped nets);
+    ``allowed_hosts``: the names clients may ask for besides LOCAL_HOSTS ("*": any; ``Guard``)."""
     shelf = shelf or BotShelf()
     jobs, tables = Jobs(workers=rollout_workers), Tables()
 
@@ -268,11 +296,11 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, err: ApiError):
-        return JSONResponse({"error": str(err)}, status_code=err.status)
+        return JSONResponse({"error": _error_line(str(err))}, status_code=err.status)
 
     @app.exception_handler(ValueError)  # FormatError, RuleError, IllegalPlayError: the reason
     async def _value_error(request: Request, err: ValueError):
-        return JSONResponse({"error": (str(err).splitlines() or ["bad request"])[0]}, status_code=400)
+        return JSONResponse({"error": _error_line(str(err))}, status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError):
@@ -324,7 +352,10 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
     def start_rollout(req: RolloutIn) -> dict:
         bot = shelf.get(req.game, batched=False)  # a rollout's calls are large: batched by itself
         query = _query(req)
-        check_rollout(query, req.plays)
+        candidates = check_rollout(query, req.plays)
+        if candidates * req.trials > MAX_ROLLOUT_ITEMS:
+            raise ApiError(400, f"{req.trials:,} trials of {candidates} plays are too many to keep: at most "
+                                f"{MAX_ROLLOUT_ITEMS:,} trials x plays (ask fewer trials or plays)")
         planned = plan_rollout(bot, query, req.settings(query.dice))
 
         def work(job):
@@ -402,7 +433,9 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
 
     # -- match analysis ---------------------------------------------------------------------------
 
-    @app.post("/api/analyse", summary="A .mat file in the body -> its analysis (nardibot analyse --json)")
+    @app.post("/api/analyse", summary="A .mat file in the body -> its analysis (nardibot analyse --json)",
+              openapi_extra={"requestBody": {"required": True, "content": {
+                  ANALYSE_TYPE: {"schema": {"type": "string", "format": "binary"}}}}})
     async def analyse_match(request: Request, ply: int = 0) -> dict:
         if not 0 <= ply <= 2:
             raise ApiError(400, f"ply must be 0, 1 or 2, not {ply}")
@@ -424,6 +457,7 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
 
     if max_body:
         app.add_middleware(BodyLimit, limit=max_body)
+    app.add_middleware(Guard, hosts=(*LOCAL_HOSTS, *allowed_hosts))  # added last: it runs first
     return app
 
 

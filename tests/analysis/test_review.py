@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from engine import game as g
-from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, Action, GameRecord, MatchRecord
+from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, Action, GameRecord, MatchRecord
 from engine.formats.matreplay import ROLL, Step
 from engine.formats.position import read_position_text
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
@@ -209,3 +209,40 @@ def test_the_nets_own_plays_and_cube_actions_lose_nothing_at_its_own_depth(bot):
         assert stats[0]["moves"] > 10 and stats[0]["cube"]["decisions"] > 0
         assert stats[0]["checker_error"] == {"emg": 0.0, "mwc": 0.0} and stats[0]["cube"]["error"]["emg"] == 0
         assert stats[1]["checker_error"]["emg"] > 0
+
+
+def test_a_beaver_is_rated_as_the_doubled_sides_take(bot):
+    """Issue 43: a beaver (the doubled side takes and redoubles at once) is the answer to the double: rated
+    as a take would be (a wrong take only where a pass was right), counted among the takes; the game goes
+    on at four times the cube, owned by the beavering side."""
+    opening = [Action(0, MOVE, (3, 1), "8/5 6/5"), Action(1, DOUBLE)]
+    reply = Action(1, MOVE, (6, 4), "24/18 13/9")
+    record = MatchRecord(("alice", "bob"), 0, (GameRecord((*opening, Action(0, BEAVER), reply)),), beavers=True)
+    a = review(record, bot)
+    _, double, answer, move = a["decisions"]
+    assert double["action"] == "double" and answer["kind"] == "take" and answer["action"] == "beaver"
+    e = double["equities"]
+    assert answer["loss"] == pytest.approx(max(0.0, e["double_take"] - e["double_pass"])) and answer["error"] is None
+    assert move["cube"] == {"value": 4, "owner": "opponent", "score": [0, 0], "crawford": False}
+    assert a["statistics"][0]["cube"]["takes"] == 1 and a["statistics"][0]["cube"]["decisions"] == 1
+    assert cube_losses({"no_double": 1.2, "double_take": 1.5, "double_pass": 1.0, "doubling_right": False},
+                       BEAVER, True) == pytest.approx(("beaver", 0.5, None, "wrong take"))
+
+
+def test_a_record_played_without_the_cube_has_no_cube_decisions(bot):
+    """Issue 43: the same games analysed as played with the cube have cube decisions at every turn a side
+    could double; said to be played without it, none (no missed doubles), and the plays are valued by
+    cubeless equity, gammons counting."""
+    plays = [Action(0, MOVE, (3, 1), "8/5 6/5"), Action(1, MOVE, (6, 4), "24/18 13/9"),
+             Action(0, MOVE, (5, 2), "13/8 13/11"), Action(1, MOVE, (4, 3), "13/10 13/9")]
+    with_cube = review(MatchRecord(("alice", "bob"), 0, (GameRecord(tuple(plays)),)), bot)
+    assert [d["kind"] for d in with_cube["decisions"]].count("double") == 3 and with_cube["cube"] is True
+    cubeless = review(MatchRecord(("alice", "bob"), 0, (GameRecord(tuple(plays)),), cube=False), bot)
+    assert [d["kind"] for d in cubeless["decisions"]] == ["move"] * 4
+    assert cubeless["cube"] is False and cubeless["jacoby"] is False
+    assert all(s["cube"]["decisions"] == s["cube"]["missed_doubles"] == 0 for s in cubeless["statistics"])
+    first = cubeless["decisions"][0]
+    pos, _ = read_position_text("backgammon", first["position_id"])
+    answer = hint(bot, Query("backgammon", pos, None, np.array([3, 1])), HintSettings(checker="cubeless"))
+    assert [p["move"] for p in first["plays"]] == [p["move"] for p in answer["plays"][:5]]
+    assert first["plays"][0]["equity"] == pytest.approx(answer["plays"][0]["cubeless_equity"], abs=1e-6)

@@ -84,3 +84,23 @@ def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, content, args, messa
     code, out, err = run(capsys, path, *args)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert err.startswith("nardibot analyse: error:") and message in err
+
+
+BEAVER_MAT = ('; [Beaver "On"]\n\n 0 point match\n\n Game 1\n a : 0                          b : 0\n'
+              '  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Beavers => 4                 64: 24/18 13/9\n')
+"""Issue 43's reproduction: a beaver in the form this project writes."""
+
+
+def test_a_beaver_is_analysed_not_a_traceback(capsys, tmp_path):
+    """`nardibot analyse b.mat` of a game with a beaver: the beaver is the doubled side's answer, rated;
+    where the file says beavers are off, one line naming the entry and exit 2."""
+    path = tmp_path / "b.mat"
+    path.write_text(BEAVER_MAT)
+    code, out, err = run(capsys, path, "--json")
+    assert code == 0, err
+    answers = [d for d in json.loads(out)["decisions"] if d["kind"] == "take"]
+    assert [(d["player"], d["action"]) for d in answers] == [(0, "beaver")]
+    path.write_text(BEAVER_MAT.replace('"On"', '"Off"'))
+    code, out, err = run(capsys, path)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "entry 3 (beaver): no beaver: beavers are not allowed" in err

@@ -152,3 +152,68 @@ def test_luck_adjusted_figures_are_printed_and_written(tmp_path):
     adjusted = result["luck_adjusted"]
     assert adjusted["judge"] == "checkpoints/nardi.safetensors" and adjusted["ci95"] > 0
     assert adjusted["ppg"] == pytest.approx(result["ppg"] - adjusted["a_luck_per_game"])
+
+
+def _work_not_begun(*args, **kwargs):
+    pytest.fail("the work began before the output was checked")
+
+
+@pytest.mark.parametrize("command, argv, work", [
+    ("match", ["pubeval", "random", "--games", "10", "--json", "{out}"], "play_games"),
+    ("match", ["pubeval", "random", "--games", "10", "--mat", "{out}"], "play_games"),
+    ("cube", ["heuristic", "random", "--matches", "2", "--json", "{out}"], "run"),
+    ("cube", ["heuristic", "random", "--matches", "2", "--mat", "{out}"], "run"),
+    ("benchmark", ["pubeval", "--json", "{out}"], "load_benchmark"),
+    ("analyse", [str(ROOT / "tests" / "data" / "gnubg_3point.mat"), "--html", "{out}"], "analyse_match"),
+])
+def test_an_output_that_cannot_be_written_is_refused_before_the_work(monkeypatch, tmp_path, command, argv, work):
+    """`nardibot pubeval random --games 10 --json /nonexistent/x.json` (issue 43) and the other commands'
+    output files: a missing folder, a folder where a file goes (a file where --html's folder goes) is one
+    usage error before the games, the benchmark or the analysis, not after them."""
+    import importlib
+
+    from nardibot.cli.common import UsageError
+
+    module = importlib.import_module(f"nardibot.cli.cmd_{command}")
+    entry = {"match": "match_main", "cube": "cube_main", "benchmark": "benchmark_main", "analyse": "analyse_main"}
+    monkeypatch.setattr(module, work, _work_not_begun)
+    (tmp_path / "file.txt").write_text("")
+    flag = argv[argv.index("{out}") - 1]
+    bad = [tmp_path / "file.txt" / "x"]  # --html makes its folder, so a missing one is no fault there
+    bad += [tmp_path / "nonexistent" / "x.out", tmp_path] if flag != "--html" else [tmp_path / "file.txt"]
+    for out in bad:
+        with pytest.raises(UsageError, match=f"^{flag}: cannot write"):
+            getattr(module, entry[command])([str(out) if a == "{out}" else a for a in argv])
+
+
+def test_the_mat_of_a_cubeless_duel_says_so_and_is_analysed_without_cube_decisions(tmp_path):
+    """Issue 43: the .mat of a duel (cubeless games) says the games had no cube and no Jacoby rule, and
+    `analyse` of it rates no cube decision: no "missed doubles" for bots that could not double."""
+    mat = tmp_path / "duel.mat"
+    done = run("pubeval", "random", "--games", "2", "--seed", "5", "--mat", str(mat), "--no-progress")
+    assert done.returncode == 0, done.stderr
+    record = read_mat(mat.read_text())
+    assert record.cube is False and record.jacoby is False
+    assert mat.read_text().startswith('; [Jacoby "Off"]\n; [CubeLimit "1"]\n\n 0 point match')
+    done = run("analyse", str(mat), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["cube"] is False and report["jacoby"] is False
+    assert {d["kind"] for d in report["decisions"]} == {"move"}
+    assert [s["cube"]["decisions"] for s in report["statistics"]] == [0, 0]
+    assert sum(s["cube"]["missed_doubles"] for s in report["statistics"]) == 0
+    table = run("analyse", str(mat))
+    assert table.returncode == 0 and "money session (Jacoby off), without the cube" in table.stdout
+
+
+def test_the_mat_of_cube_arena_matches_without_the_cube_says_so(tmp_path):
+    """`cube --no-cube --length N --mat F`: each match's file says it was played without the cube, so
+    `analyse` rates no cube decision in it."""
+    mat = tmp_path / "m.mat"
+    done = run("cube", "random", "random", "--length", "3", "--matches", "2", "--no-cube", "--mat", str(mat),
+               "--no-progress")
+    assert done.returncode == 0, done.stderr
+    first = tmp_path / "m-1.mat"
+    assert read_mat(first.read_text()).cube is False
+    report = json.loads(run("analyse", str(first), "--json").stdout)
+    assert report["cube"] is False and {d["kind"] for d in report["decisions"]} == {"move"}

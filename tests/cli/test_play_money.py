@@ -354,10 +354,33 @@ def test_mat_says_the_money_options_and_the_starting_cube(checkpoints, tmp_path)
                     "--autoplay-human", "--mat", mat])
     assert done.returncode == 0, done.stderr.decode()
     text = mat.read_text()
-    assert text.startswith('; [Jacoby "On"]\n; [Beaver "Off"]\n; [AutomaticDoubles "3"]\n')
+    assert text.startswith('; [Jacoby "On"]\n; [Beaver "On"]\n; [AutomaticDoubles "3"]\n')  # beavers: the default
     record = read_mat(text)
-    assert (record.jacoby, record.beavers, record.automatic_doubles) == (True, False, 3)
+    assert (record.jacoby, record.beavers, record.automatic_doubles) == (True, True, 3)
     assert record.games[0].cube >= 2 and f'; [Cube "{record.games[0].cube}"]' in text
     printed = [int(line.rsplit(": ", 1)[1].split()[0]) for line in done.stdout.decode().splitlines()
                if line.startswith(("you win ", "the bot wins "))]
     assert [game.points for game in record.games] == printed
+
+
+def test_a_money_game_without_stated_options_has_one_default():
+    """A money game of backgammon whose options are not stated is played with the Jacoby rule and
+    beavers (gnubg's defaults) by play as by hint and rollout on a bare Position ID;
+    --no-jacoby/--no-beavers turn them off; a match, long nardi and no cube have none and are not
+    refused for it."""
+    from model.service.query import cube_view_of
+
+    view = cube_view_of(start_position("backgammon"), None, None)
+    done = run_cli(["--bot", "heuristic", "--seed", 1, "--you-first"], "quit\n")
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout.decode().splitlines()[0].startswith(
+        "backgammon, money play (Jacoby on, beavers on, automatic doubles off)")
+
+    def rules(*args):
+        return play_cli._rules(play_cli.build_parser().parse_args([str(a) for a in args]))
+
+    assert (rules().jacoby, rules().beavers) == (view.jacoby, view.beavers) == (True, True)
+    assert (rules("--no-jacoby").jacoby, rules("--no-jacoby").beavers) == (False, True)
+    assert (rules("--no-beavers").jacoby, rules("--no-beavers").beavers) == (True, False)
+    for args in (["--match", 3], ["--game", "nardi"], ["--no-cube"]):
+        assert (rules(*args).jacoby, rules(*args).beavers) == (False, False), args

@@ -48,8 +48,8 @@ def test_plays_json_follows_the_schema(capsys, nets):
     for p in a["plays"]:
         assert documented(p) and p["ci95"][0] <= p["equity"] <= p["ci95"][1]
     assert [p["rank"] for p in a["plays"]] == list(range(1, 17))
-    equities = [p["equity"] for p in a["plays"]]
-    assert equities == sorted(equities, reverse=True) and documented(a["separation"])
+    values = [p["cubeful"]["value"] for p in a["plays"]]  # cubeful by default: ranked as hint ranks
+    assert values == sorted(values, reverse=True) and documented(a["separation"])
     assert a["evaluation"] is None and a["cube_decision"] is None
 
 
@@ -106,3 +106,58 @@ def test_hint_confirms_its_ranking(capsys, nets):
     a = json.loads(out)
     listed = {p["move"] for p in a["plays"][:3]}
     assert {p["move"] for p in a["rollout"]["plays"]} == listed and a["rollout"]["trials_done"] == 2
+
+
+def test_the_table_shows_probabilities_within_0_and_1(capsys, nets):
+    """A luck-adjusted mean can fall a little outside [0, 1] (the JSON keeps it, the unbiased
+    estimate); the table shows every probability clipped to [0, 1], as gnubg does."""
+    code, out, err = ask(capsys, nets, START_ID, "--dice", "31", "--plays", "all", "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    top = answer["plays"][0]
+    top["probs"].update(win=1.003, win_backgammon=-0.004)
+    row = next(line for line in cli.render(answer).splitlines() if line.split()[:1] == ["1"])
+    shown = [float(x) for x in row.split()[-5:]]
+    assert shown[0] == 100.0 and shown[2] == 0.0 and all(0.0 <= x <= 100.0 for x in shown), row
+    code, out, err = ask(capsys, nets, START_ID, "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    answer["evaluation"]["probs"]["lose_backgammon"] = -0.002
+    line = next(line for line in cli.render(answer).splitlines() if line.startswith("Cubeless:"))
+    assert "lose_backgammon 0.0%" in line and "-0." not in line.split("equity")[0], line
+
+
+def test_rollout_and_hint_rollout_have_one_default(capsys, nets):
+    """With dice, `rollout` rolls the plays out cubeful in backgammon by default, as `hint --rollout`
+    does (and as hint ranks): the same plays, trials and seed get the same cubeful values;
+    --cubeless rolls them out without the cube."""
+    bot = ["--bot", str(nets["backgammon"])]
+    assert hint.main([START_ID, "--dice", "31", "--rollout", "4", "--top", "2", "--json", *bot]) == 0
+    confirmed = json.loads(capsys.readouterr().out)["rollout"]
+    plays = [p["move"] for p in confirmed["plays"]]
+    assert evaluate_main(["rollout", START_ID, "--dice", "31", "--trials", "4", "--plays", ",".join(plays),
+                          "--json", "--no-progress", *bot]) == 0
+    rolled = json.loads(capsys.readouterr().out)
+    assert rolled["settings"]["cubeful"] is True and confirmed["settings"]["cubeful"] is True
+    assert all(p["cubeful"] is not None for p in rolled["plays"])
+    values = {p["move"]: p["cubeful"]["value"] for p in rolled["plays"]}
+    assert values == pytest.approx({p["move"]: p["cubeful"]["value"] for p in confirmed["plays"]}, abs=1e-6)
+    code, out, err = ask(capsys, nets, START_ID, "--dice", "31", "--cubeless", "--json")
+    assert code == 0, err
+    cubeless = json.loads(out)
+    assert cubeless["settings"]["cubeful"] is False and all(p["cubeful"] is None for p in cubeless["plays"])
+    code, _, err = ask(capsys, nets, START_ID, "--dice", "31", "--cubeful", "--cubeless")
+    assert code == 2 and err.count("\n") == 1 and "--cubeless" in err
+
+
+def test_the_readme_rollout_example_ranks_several_plays(capsys):
+    """README's rollout example, with the shipped net (a few short trials here), rolls out more than
+    one play: its move filter keeps several plays of that roll."""
+    line = next(line for line in (ROOT / "README.md").read_text().splitlines()
+                if line.strip().startswith("nardibot rollout ") and "--dice" in line)
+    args = line.split("#")[0].split()[2:]
+    assert "--trials" in args
+    args[args.index("--trials") + 1] = "2"
+    assert evaluate_main(["rollout", *args, "--truncate", "1", "--processes", "1", "--json", "--no-progress"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert len(answer["plays"]) > 1 and answer["settings"]["cubeful"] is True

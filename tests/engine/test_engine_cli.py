@@ -96,6 +96,7 @@ def test_bad_lines_get_an_error_and_the_run_goes_on():
         (request(START, (6, 5), colour="white"), "unknown key 'colour'"),
         (request(START, (6, 5), first_turn=True), "long nardi only"),
         (request({**START, "board": [1.5] + START["board"][1:]}, (6, 5)), "whole number"),
+        ('{"board":' + "[" * 60000 + "]" * 60000 + "}", "nested too deeply"),  # no RecursionError traceback
     ]
     lines = [request(START, (3, 1))] + [text for text, _ in bad] + [request(START, (2, 1))]
     done = run_engine("plays", stdin="\n".join(lines) + "\n")

@@ -22,6 +22,7 @@ from engine.formats.position import (
     read_json_position,
     read_match_id,
     read_position_id,
+    read_position_text,
     read_xgid,
     write_gnubg_id,
     write_json_position,
@@ -323,6 +324,49 @@ def test_malformed_input_raises_one_clear_format_error(call, fragment):
         call()
     message = str(caught.value)
     assert fragment in message and "\n" not in message
+
+
+def _nested(depth: int) -> list:
+    """A list nested ``depth`` deep, built without recursion."""
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+XGID_START = "XGID=-b----E-C---eE---c-e----B-"
+
+
+@pytest.mark.parametrize("game, text", [
+    ("backgammon", '{"board":' + "[" * 60000 + "]" * 60000 + "}"),  # issue 43's
+    ("nardi", '{"board": [' + "[" * 3000 + "]" * 3000 + "]}"),
+    ("backgammon", " " + '{"bar":' + '{"a":' * 5000 + "1" + "}" * 5000 + "}"),
+])
+def test_deeply_nested_json_is_one_clear_format_error(game, text):
+    """JSON nested past what the reader follows is refused as not JSON, in one line, not a RecursionError;
+    so is a nested value handed over as an object."""
+    with pytest.raises(FormatError, match="nested too deeply"):
+        read_position_text(game, text)
+    board = [_nested(100_000)] + START_JSON["board"][1:]
+    with pytest.raises(FormatError, match=r"board\[0\] must be a whole number") as caught:
+        read_json_position("backgammon", {**START_JSON, "board": board})
+    assert len(str(caught.value)) < 200
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("A" * 5000, "14 characters, got 5000"),
+    ("4HPwATDgc/ABMA:" + "A" * 5000, "12 characters, got 5000"),
+    ("4HPwATDgc/ABMA:" + "!" * 12, "A-Z a-z 0-9"),
+    (f"{XGID_START}:{'x' * 5000}:0:1:00:0:0:0:0:10", "XGID cube"),
+    ("x:" * 2500, "PositionID:MatchID"),
+    (json.dumps({**START_JSON, "board": ["x" * 5000] + START_JSON["board"][1:]}), "board[0] must be a whole number"),
+])
+def test_a_long_bad_input_is_not_echoed_in_full(text, fragment):
+    """A reader names the fault and shows the start of a long bad input, not all 5,000 characters of it."""
+    with pytest.raises(FormatError) as caught:
+        read_position_text("backgammon", text)
+    message = str(caught.value)
+    assert fragment in message and "\n" not in message and len(message) < 200, message
 
 
 # ------------------------------------------------------------------------------------------------

@@ -269,3 +269,50 @@ def test_gnubg_imports_our_file_and_replays_the_same_games(tmp_path):
                 steps = sorted(f"{a}/{b}" for a, b in gnubg_action["move"])
                 assert steps == sorted(mine.play.replace("*", "").split())
     assert resignations == 1
+
+
+def _cubeless_session():
+    """Two money games of pubeval against itself played without the cube, as one session."""
+    rng = np.random.default_rng(7)
+    player = make_player("pubeval", "backgammon")
+    match, games = g.new_match(g.Rules(cube=False)), []
+    for _ in range(2):
+        state = g.start_game(match, rng)
+        states = [state]
+        while not state.is_over:
+            if state.phase is g.Phase.ROLL:
+                state = g.roll(state, rng)
+            else:
+                pick = player.select(state.position[None], np.array([state.dice]), state.plays,
+                                     np.zeros(len(state.plays), dtype=np.int64))[0]
+                state = g.play(state, state.plays[pick])
+            states.append(state)
+        games.append(game_record(states))
+        match = g.finish_game(match, state)
+    return money_session(("bot", "human"), games, **rules_options(match.rules))
+
+
+def test_a_cubeless_record_says_so_in_a_comment_and_reads_back():
+    """Games played without the cube: the record says so (``; [CubeLimit "1"]``, no cube past 1, the line
+    other writers of cubeless .mat files use), with Jacoby off (gammons count as played); it reads back;
+    a match without the cube says it too, and the cube in play says nothing new."""
+    record = _cubeless_session()
+    assert record.cube is False and record.jacoby is False
+    text = format_mat(record)
+    assert text.startswith('; [Jacoby "Off"]\n; [Beaver "Off"]\n; [AutomaticDoubles "0"]\n; [CubeLimit "1"]\n\n')
+    assert read_mat(text) == record
+    assert read_mat(text.replace('; [CubeLimit "1"]', '; [CubeLimit "1024"]')).cube is None  # gnubg's own line
+    assert rules_options(g.Rules(match_length=5, cube=False)) == {"cube": False}
+    assert format_mat(MatchRecord(("a", "b"), 5, (), cube=False)).startswith('; [CubeLimit "1"]\n\n 5 point match')
+    assert "cube" not in rules_options(g.Rules()) and "CubeLimit" not in format_mat(SMALL)
+
+
+@needs_gnubg
+def test_gnubg_imports_a_cubeless_record(tmp_path):
+    """gnubg 1.07 skips the CubeLimit comment: it imports both games, their plays and winners."""
+    record = _cubeless_session()
+    imported = gnubg_import(write_mat(record, tmp_path / "cubeless.mat"), tmp_path)
+    assert len(imported["games"]) == 2
+    assert ["XO".index(game["info"]["winner"]) for game in imported["games"]] == [x.winner for x in record.games]
+    moves = [sum(a["action"] == "move" for a in game["game"]) for game in imported["games"]]
+    assert moves == [sum(a.kind == MOVE for a in x.actions) for x in record.games]

@@ -11,7 +11,7 @@ import pytest
 from engine import game as g
 from engine.board import flip, start_position
 from engine.errors import FormatError
-from engine.formats.matfile import DOUBLE, DROP, MOVE, TAKE, Action, GameRecord, MatchRecord, read_mat
+from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, Action, GameRecord, MatchRecord, read_mat
 from engine.formats.matreplay import ROLL, replay_match
 
 OPENING = [Action(0, MOVE, (3, 1), "8/5 6/5"), Action(1, MOVE, (6, 5), "24/18 18/13")]
@@ -101,3 +101,42 @@ def test_gnubgs_own_export_replays():
     kinds = [s.kind for s in game.steps]
     assert kinds.count(MOVE) == 23 and kinds.count(DOUBLE) == 1 and kinds.count(TAKE) == 1
     assert game.final.mover == 0 and game.final.cube == 2
+
+
+BEAVER_MAT = ('; [Beaver "On"]\n\n 0 point match\n\n Game 1\n a : 0                          b : 0\n'
+              '  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Beavers => 4                 64: 24/18 13/9\n')
+"""A beaver in the form this project writes (issue 43's reproduction)."""
+
+
+def test_a_beaver_is_the_doubled_sides_redouble_kept():
+    """``Beavers => 4`` replays as a step of its own, the cube then at four times its value and owned by
+    the beavering side; where beavers are off, or in a match, it is refused with the rules' reason."""
+    [game] = replay_match(read_mat(BEAVER_MAT))
+    assert [(s.kind, s.player) for s in game.steps] == [(MOVE, 0), (DOUBLE, 1), (BEAVER, 0), (ROLL, 1), (MOVE, 1)]
+    assert game.steps[2].state.phase is g.Phase.TAKE and (game.final.cube, game.final.cube_owner) == (4, 0)
+    [unsaid] = replay_match(read_mat(BEAVER_MAT.replace('; [Beaver "On"]\n', "")))  # gnubg reads it all the same
+    assert unsaid.final.cube == 4
+    with pytest.raises(FormatError, match=r"entry 3 \(beaver\).*not allowed"):
+        replay_match(read_mat(BEAVER_MAT.replace('"On"', '"Off"')))
+    with pytest.raises(FormatError, match=r"entry 3 \(beaver\).*money play only"):
+        replay_match(read_mat(BEAVER_MAT.replace(" 0 point match", " 3 point match")))
+
+
+def test_a_game_that_began_with_automatic_doubles_starts_at_its_cube():
+    """A game's ``; [Cube "2"]`` line (an opening tie doubled the cube, centred) is where its replay starts."""
+    text = BEAVER_MAT.replace('; [Beaver "On"]', '; [Beaver "On"]\n; [AutomaticDoubles "1"]').replace(
+        "b : 0\n", 'b : 0\n; [Cube "2"]\n')
+    [game] = replay_match(read_mat(text))
+    assert game.steps[0].state.cube == 2 and game.steps[0].state.cube_owner is None
+    assert (game.final.cube, game.final.cube_owner) == (8, 0)
+
+
+def test_a_cubeless_record_is_replayed_without_the_cube():
+    """A record that says it was played without the cube is replayed under rules without one (and
+    without the Jacoby rule, which is about the cube): a double in it is refused with the reason."""
+    [game] = replay_match(MatchRecord(("a", "b"), 0, (GameRecord(tuple(OPENING)),), cube=False))
+    assert not game.match.rules.has_cube and not game.match.rules.jacoby
+    assert not any(g.may_double(s.state) for s in game.steps if s.kind == ROLL)
+    doubled = MatchRecord(("a", "b"), 0, (GameRecord((*OPENING, Action(0, DOUBLE))),), cube=False)
+    with pytest.raises(FormatError, match="entry 3 \\(double\\).*without the cube"):
+        replay_match(doubled)

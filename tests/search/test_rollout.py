@@ -145,6 +145,20 @@ def test_candidates_and_cubeful_trials(nets):
     assert cubeless_equity("nardi", nardi.plays[0].probs) == pytest.approx(nardi.plays[0].equity)
 
 
+
+def test_plays_are_rolled_out_cubeful_whenever_a_cube_state_is_given(nets):
+    """The one default of every rollout of a roll (``cubeful`` unsaid): with a cube state the plays
+    are rolled out with the cube in play, the very trials of ``cubeful=True``; without one, or with
+    ``cubeful=False``, cubeless."""
+    net, pos = nets["backgammon"], start_position("backgammon")
+    plain = rollout(net, pos, dice=(4, 2), trials=4, truncate=4, state=CubeState(), plays="all")
+    cubeful = rollout(net, pos, dice=(4, 2), trials=4, truncate=4, state=CubeState(), plays="all", cubeful=True)
+    assert plain.settings["cubeful"] is True and all(e.cubeful is not None for e in plain.plays)
+    assert [(e.label, e.cubeful) for e in plain.plays] == [(e.label, e.cubeful) for e in cubeful.plays]
+    for r in (rollout(net, pos, dice=(4, 2), trials=4, truncate=4, plays="all"),
+              rollout(net, pos, dice=(4, 2), trials=4, truncate=4, state=CubeState(), plays="all", cubeful=False)):
+        assert r.settings["cubeful"] is False and all(e.cubeful is None for e in r.plays)
+
 def test_bad_input_is_refused(nets):
     """No legal play, a finished game, an illegal play, too few trials: ValueError with the reason."""
     net = nets["backgammon"]
@@ -207,3 +221,45 @@ def test_trials_hold_the_blas_to_blas_threads_and_restore_it(nets):
             progress=lambda n: seen.append(blas()))
     assert seen and all(threads == [trials.BLAS_THREADS] * len(before) for threads in seen)
     assert blas() == before
+
+
+@pytest.mark.parametrize("plies", [1, 2])
+def test_a_stop_is_seen_within_a_ply_of_a_look_ahead(nets, monkeypatch, plies):
+    """A server's cancel (``stop()``) is asked before every block of the network's calls, not only after
+    a ply (one ply of 2-ply trials scores millions of positions, minutes of work): asked to stop once
+    three blocks are scored, the rollout scores no fourth and ends (no trial finished: KeyboardInterrupt)."""
+    from model.net.inference import NumpyNet
+
+    net, blocks, block = nets["backgammon"], [], NumpyNet._block
+    assert isinstance(net, NumpyNet)
+    monkeypatch.setattr(NumpyNet, "_block", lambda self, p: blocks.append(len(p)) or block(self, p))
+    with pytest.raises(KeyboardInterrupt):
+        rollout(net, start_position("backgammon"), trials=64, plies=plies, stop=lambda: len(blocks) >= 3)
+    assert len(blocks) == 3
+
+
+def test_a_stop_never_asked_for_changes_no_number(nets):
+    """Asking ``stop()`` between the network's blocks leaves every number as it is, to the bit (the
+    blocks are the ones the network makes of a large call itself)."""
+    from model.search.rollout import estimate_json
+
+    net, pos = nets["backgammon"], start_position("backgammon")
+    kw = {"dice": (3, 1), "plays": ["8/5 6/5", "24/21 6/5"], "trials": 4, "plies": 1, "truncate": 1,
+          "seed": 4}  # network calls of 100,000+ rows
+    plain, watched = rollout(net, pos, **kw), rollout(net, pos, stop=lambda: False, **kw)
+    assert [estimate_json("backgammon", e) for e in plain.plays] == [estimate_json("backgammon", e)
+                                                                      for e in watched.plays]
+    assert plain.separation == watched.separation
+
+
+def test_the_process_pool_stops_on_request(nets):
+    """Trials in forked processes (model/search/rollout_workers.py's LocalTrials) honour a stop too: the
+    rollout ends with no trial finished and no process is left behind."""
+    import multiprocessing
+
+    from model.search.rollout_workers import local_trials
+
+    with pytest.raises(KeyboardInterrupt):
+        rollout(nets["backgammon"], start_position("backgammon"), trials=64, plies=2, engine=local_trials(2),
+                stop=lambda: True)
+    assert not multiprocessing.active_children()

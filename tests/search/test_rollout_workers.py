@@ -58,7 +58,8 @@ def test_one_and_two_workers_give_identical_statistics(tiny, ray_here):
     ray_here.shutdown()
     done = subprocess.run([sys.executable, "evaluate.py", "rollout", "4HPwATDgc/ABMA", "--dice", "42", "--bot",
                            str(path), "--trials", str(TRIALS), "--seed", str(SEED), "--truncate", "6", "--batch",
-                           str(BATCH), "--workers", "2", "--json", "--no-progress"], cwd=ROOT, capture_output=True,
+                           str(BATCH), "--workers", "2", "--cubeless", "--json", "--no-progress"], cwd=ROOT,
+                          capture_output=True,
                           text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     plays = json.loads(done.stdout)["plays"]

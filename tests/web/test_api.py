@@ -136,11 +136,11 @@ def test_closed_connections_are_dropped_and_the_server_serves_on(live_server):
     """Clients that close mid-request, before the answer of a slow 2-ply hint, or after half a body:
     dropped without harm; garbage gets a 4xx; the server then answers as before."""
     body = json.dumps({"position": OPENING, "dice": "66", "ply": 2}).encode()
-    request = (b"POST /api/hint HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    request = (b"POST /api/hint HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                b"Content-Length: %d\r\n\r\n" % len(body))
     _raw(live_server, request + body, read=False)  # gone before the answer
     _raw(live_server, request + body[:10], read=False)  # gone mid-body
-    _raw(live_server, b"POST /api/hint HTTP/1.1\r\nHost: x\r\nContent-Le", read=False)  # gone mid-headers
+    _raw(live_server, b"POST /api/hint HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le", read=False)  # gone mid-headers
     garbage = _raw(live_server, b"\x16\x03\x01\x00garbage\r\n\r\n", read=True)
     assert garbage == b"" or garbage.split(b" ")[1].startswith(b"4")
     with urllib.request.urlopen(f"{live_server}/api/hint?position={OPENING}&dice=31", timeout=60) as answer:
@@ -266,14 +266,15 @@ def test_match_analysis_answers_as_the_command_does(client):
     from model.service.match_review import ReviewSettings, analyse_match
 
     text = (ROOT / "tests" / "data" / "gnubg_3point.mat").read_text()
-    answer = client.post("/api/analyse?ply=0", content=text.encode())
+    mat = {"content-type": "application/octet-stream"}
+    answer = client.post("/api/analyse?ply=0", content=text.encode(), headers=mat)
     assert answer.status_code == 200, answer.text
     expected = json.loads(json.dumps(analyse_match(Bot.load(), text, ReviewSettings(ply=0))))
     got = answer.json()
     assert got.pop("seconds") >= 0 and expected.pop("seconds") >= 0  # the only field that may differ
     assert got == expected
-    assert refused(client.post("/api/analyse", content=b"1 point match\n Game 1\n 1) 99: 24/1\n"))
-    assert "ply" in refused(client.post("/api/analyse?ply=5", content=text.encode()))
+    assert refused(client.post("/api/analyse", content=b"1 point match\n Game 1\n 1) 99: 24/1\n", headers=mat))
+    assert "ply" in refused(client.post("/api/analyse?ply=5", content=text.encode(), headers=mat))
 
 
 def test_the_openapi_pages_reference_nothing_outside_the_server(client):
@@ -325,3 +326,46 @@ def test_money_options_of_a_game_against_the_bot(client):
     assert "jacoby" in refused(client.post("/api/game", json={"match_length": 5, "jacoby": True})).lower()
     refused(client.post("/api/game", json={"game": "nardi", "match_length": 0, "beavers": True}))
     refused(client.post("/api/game", json={"automatic_doubles": -1}))
+
+
+# -- issue 43: a beaver, nested JSON, long bad input -------------------------------------------------
+
+BEAVER_MAT = ('; [Beaver "On"]\n\n 0 point match\n\n Game 1\n a : 0                          b : 0\n'
+              '  1) 31: 8/5 6/5                  Doubles => 2\n  2)  Beavers => 4                 64: 24/18 13/9\n')
+
+
+def test_match_analysis_of_a_beaver_is_answered(client):
+    """/api/analyse of issue 43's .mat file with a beaver: 200 and the beaver rated, not a 500; beavers
+    that the file says are off: a 400 naming the entry."""
+    mat = {"content-type": "application/octet-stream"}
+    answer = client.post("/api/analyse", content=BEAVER_MAT.encode(), headers=mat)
+    assert answer.status_code == 200, answer.text
+    assert [d["action"] for d in answer.json()["decisions"] if d["kind"] == "take"] == ["beaver"]
+    off = BEAVER_MAT.replace('"On"', '"Off"').encode()
+    assert "entry 3 (beaver)" in refused(client.post("/api/analyse", content=off, headers=mat))
+
+
+@pytest.mark.parametrize("depth", [3000, 30000])
+def test_deeply_nested_json_in_a_position_is_a_400(client, depth):
+    """A position of JSON nested thousands deep, as text in a JSON body or a query parameter, or as the
+    object itself: a 400 with one line, never a 500, and the server answers on."""
+    deep = '{"board":' + "[" * depth + "]" * depth + "}"
+    assert "nested too deeply" in refused(client.post("/api/hint", json={"position": deep, "dice": "31"}))
+    if depth < 10000:  # a URL has room for this one
+        assert "nested too deeply" in refused(client.get("/api/hint", params={"position": deep}))
+    body = '{"position": ' + deep + ', "dice": "31"}'
+    refused(client.post("/api/evaluate", content=body.encode(), headers={"content-type": "application/json"}))
+    assert client.get("/api/hint", params={"position": OPENING, "dice": "31"}).status_code == 200
+
+
+def test_a_long_bad_input_is_not_echoed_back_in_full(client):
+    """A 5,000-character bad ID, bad dice or unknown job: a 400 (404) whose line names the fault and shows
+    the start of the input, not all of it."""
+    for path, body in (("/api/hint", {"position": "A" * 5000, "dice": "31"}),
+                       ("/api/hint", {"position": OPENING, "dice": "3" * 5000}),
+                       ("/api/hint", {"position": OPENING + ":" + "B" * 5000})):
+        message = refused(client.post(path, json=body))
+        assert len(message) < 200 and any(c * 30 in message for c in "A3B"), message
+    assert "14 characters, got 5000" in refused(client.post("/api/hint", json={"position": "A" * 5000}))
+    message = refused(client.get("/api/rollout/" + "j" * 5000), 404)
+    assert len(message) < 400 and message.startswith("no rollout job 'jjjjj")
