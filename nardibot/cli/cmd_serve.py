@@ -323,6 +323,8 @@ def serve(bot, host: str = "127.0.0.1", port: int = 4321, options: ServeOptions 
         agent.log("stopped (Ctrl-C or SIGTERM)")
     finally:
         server.close()
+        for thread in list(server._open):  # their connections are shut: let them finish their last reply
+            thread.join(timeout=2)
     return agent.stats
 
 
