@@ -133,6 +133,13 @@ def test_not_a_mat_file():
         read_mat("hello\n")
 
 
+def played_by(player, state):
+    """The state after ``player``'s pick among the legal plays of ``state`` (MOVE phase)."""
+    pick = player.select(state.position[None], np.array([state.dice]), state.plays,
+                         np.zeros(len(state.plays), dtype=np.int64))[0]
+    return g.play(state, state.plays[pick])
+
+
 def _play_match(seed: int, length: int = 5):
     """A match played with engine/game.py (pubeval plays, random doubles/takes/drops, an accepted
     resignation in the second game), as the records ``game_record`` makes of it, and the final match state."""
@@ -155,9 +162,7 @@ def _play_match(seed: int, length: int = 5):
             elif state.phase is g.Phase.TAKE:
                 state = g.take(state) if rng.random() < 0.6 else g.drop(state)
             else:
-                pick = player.select(state.position[None], np.array([state.dice]), state.plays,
-                                     np.zeros(len(state.plays), dtype=np.int64))[0]
-                state = g.play(state, state.plays[pick])
+                state = played_by(player, state)
             states.append(state)
         games.append(game_record(states))
         match = g.finish_game(match, state)
@@ -283,9 +288,7 @@ def _cubeless_session():
             if state.phase is g.Phase.ROLL:
                 state = g.roll(state, rng)
             else:
-                pick = player.select(state.position[None], np.array([state.dice]), state.plays,
-                                     np.zeros(len(state.plays), dtype=np.int64))[0]
-                state = g.play(state, state.plays[pick])
+                state = played_by(player, state)
             states.append(state)
         games.append(game_record(states))
         match = g.finish_game(match, state)
