@@ -45,7 +45,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 import numpy as np
 
@@ -69,7 +68,7 @@ from model.service.game_turn import (
     points_text,
 )
 from model.service.query import money_rules
-from nardibot.cli.common import PROG, OneLineParser, add_money_options
+from nardibot.cli.common import PROG, OneLineParser, UsageError, add_money_options, check_writable
 from nardibot.cli.play_hint import hint_table
 from nardibot.cli.terminal import (
     ACTIONS,
@@ -397,7 +396,8 @@ def build_parser(prog: str = "nardibot play") -> argparse.ArgumentParser:
 
 
 def _rules(args) -> g.Rules:
-    """The rules of the session; RuleError when the flags do not go together."""
+    """The rules of the session; RuleError when the flags do not go together, UsageError for a --mat
+    that could not be written."""
     if args.games is not None and args.match:
         raise g.RuleError("--games is for money play (--match 0)")
     if args.seed is not None and args.seed < 0:
@@ -406,8 +406,7 @@ def _rules(args) -> g.Rules:
         raise g.RuleError(f"--games must be at least 1, got {args.games}")
     if args.mat and args.game != "backgammon":
         raise g.RuleError(f"--mat: .mat files hold backgammon only; {args.game} games cannot be saved in one")
-    if args.mat and not Path(args.mat).absolute().parent.is_dir():
-        raise g.RuleError(f"--mat: cannot write {args.mat}: no such folder")
+    check_writable("--mat", args.mat)  # before the session, as every command checks its outputs
     games = (args.games or 1) if not args.match else 0
     money = money_rules(args.game, args.match, args.cube, args.jacoby, args.beavers)
     return g.Rules(game=args.game, match_length=args.match, cube=args.cube, session_games=games,
@@ -423,7 +422,7 @@ def main(argv=None, stdin=None, stdout=None) -> int:
     stdout = stdout or sys.stdout
     try:
         rules = _rules(args)
-    except g.RuleError as why:
+    except (g.RuleError, UsageError) as why:
         print(f"{PROG} play: error: {why}", file=sys.stderr)
         return 2
     try:

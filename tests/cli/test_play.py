@@ -75,7 +75,8 @@ def test_quit_and_bad_flags(checkpoints):
     done = run_cli(["--bot", "heuristic", "--seed", 1, "--you-first"], "quit\n")
     assert done.returncode == 0 and "you quit" in done.stdout.decode()
     for args in (["--game", "chess"], ["--bot", "/nonexistent/x.pt"], ["--match", 3, "--games", 2],
-                 ["--match", 99], ["--game", "nardi", "--bot", checkpoints["backgammon"]]):
+                 ["--match", 99], ["--game", "nardi", "--bot", checkpoints["backgammon"]],
+                 ["--mat", "/nonexistent/x.mat"], ["--mat", str(ROOT)]):
         done = run_cli(args)
         err = done.stderr.decode()
         assert done.returncode == 2, (args, err)
