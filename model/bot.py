@@ -22,10 +22,10 @@ import numpy as np
 
 from engine.board import check_game
 from engine.errors import FormatError
-from engine.formats.position import read_position_text, write_json_position
+from engine.formats.position import write_json_position
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.service.hint import HintSettings, rank_positions
-from model.service.query import cube_view_of, read_dice, read_position
+from model.service.query import cube_view_of, read_dice, read_position, read_position_and_info
 from model.service.rollout_settings import RolloutSettings
 
 __all__ = ["Bot", "read_dice", "read_position"]
@@ -78,8 +78,7 @@ class Bot:
         """The positions (B, 28) and the cube view of each, as ``hint`` reads them: a Match ID's or an
         XGID's cube and score, else money with a centred cube (model/service/query.py's
         ``cube_view_of``); None in long nardi."""
-        read = [read_position_text(self.game, p) if isinstance(p, str) else (read_position(self.game, p), None)
-                for p in positions]
+        read = [read_position_and_info(self.game, p) for p in positions]
         pos = np.stack([p for p, _ in read]) if read else np.zeros((0, 28), np.int8)
         if self.game != "backgammon":
             return pos, [None] * len(pos)

@@ -29,6 +29,12 @@ def match_id_owner(owner: str) -> int:
 
 def read_position(game: str, position) -> np.ndarray:
     """Any accepted position form -> (28,) int8 in the mover's frame; FormatError with the reason."""
+    return read_position_and_info(game, position)[0]
+
+
+def read_position_and_info(game: str, position) -> tuple[np.ndarray, MatchInfo | None]:
+    """``read_position``'s position and the cube and match state a text form carries (a Match ID or an
+    XGID; None for an array, a JSON form or a bare Position ID)."""
     check_game(game)
     if isinstance(position, np.ndarray):
         pos = position.astype(np.int8)
@@ -36,10 +42,10 @@ def read_position(game: str, position) -> np.ndarray:
             validate(game, pos)
         except ValueError as e:
             raise FormatError(str(e)) from None
-        return pos
+        return pos, None
     if isinstance(position, dict):
-        return read_json_position(game, position)
-    return read_position_text(game, position)[0]
+        return read_json_position(game, position), None
+    return read_position_text(game, position)
 
 
 def read_dice(dice) -> np.ndarray:
