@@ -16,10 +16,19 @@ from tests.helpers import ROOT
 USER_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "nardibot"
 
 
+def _outside_ci(**env: str) -> dict[str, str]:
+    """This environment as if no CI ran it: without NARDIBOT_CI and without the variables by which
+    hypothesis (its "ci" profile) and pytest (untruncated summaries) detect a CI machine, plus env."""
+    from hypothesis._settings import _CI_VARS  # the names hypothesis looks for; pytest adds BUILD_NUMBER
+
+    detected = {"NARDIBOT_CI", "BUILD_NUMBER", *_CI_VARS}
+    clean = {k: v for k, v in os.environ.items() if k not in detected}
+    return {**clean, "PYTHONPATH": str(ROOT), **env}
+
+
 def _python(code: str, **env: str) -> str:
-    clean = {k: v for k, v in os.environ.items() if k != "NARDIBOT_CI"}
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**clean, "PYTHONPATH": str(ROOT), **env}, check=True)
+                          env=_outside_ci(**env), check=True)
     return done.stdout.strip()
 
 
@@ -66,11 +75,9 @@ def test_under_ci_a_skipped_test_fails_the_run(tmp_path):
     (tmp_path / "test_skipped_module.py").write_text(SKIPPED_MODULE)
 
     def pytest_run(*names: str, **env: str) -> subprocess.CompletedProcess:
-        clean = {k: v for k, v in os.environ.items() if k != "NARDIBOT_CI"}
         return subprocess.run([sys.executable, "-m", "pytest", "-p", "tests.conftest", "-p", "no:cacheprovider",
                                "-q", "-rA", *(str(tmp_path / name) for name in names)], cwd=ROOT,
-                              capture_output=True, text=True, timeout=300, env={**clean, "PYTHONPATH": str(ROOT), **env},
-                              check=False)
+                              capture_output=True, text=True, timeout=300, env=_outside_ci(**env), check=False)
 
     plain = pytest_run("test_skipping.py", "test_skipped_module.py")
     assert plain.returncode == 0 and "1 passed, 3 skipped" in plain.stdout, plain.stdout[-2000:]
