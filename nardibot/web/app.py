@@ -10,7 +10,7 @@
     POST     /api/game      a game or match against the bot -> the table; GET /api/game/{id};
                             POST /api/game/{id}/action {"action"}, /move {"steps"|"move"};
                             GET /api/game/{id}/hint?ply= the bot's advice for your decision
-    POST     /api/analyse   a .mat file in the body (?ply=0..2) -> nardibot analyse --json's answer
+    POST     /api/analyse   a .mat or .sgf file in the body (?ply=0..2) -> nardibot analyse --json's answer
     GET      /              the page; /static/... its files; /docs the OpenAPI page (Swagger UI, its
                             script and style served from here: the fastapi-offline package),
                             /openapi.json the schema
@@ -57,6 +57,7 @@ from model.service.query import Query, cube_json, cube_view_of, picture_state, q
 from model.service.rollout_answer import check_rollout, plan_rollout
 from model.service.rollout_settings import RolloutSettings
 from nardibot.web.batch import WAIT, NetBatcher
+from nardibot.web.compat import router as compat_router
 from nardibot.web.guard import ANALYSE_TYPE, LOCAL_HOSTS, Guard
 from nardibot.web.jobs import Jobs, JobsFull
 from nardibot.web.play_sessions import HUMAN, Table, Tables, match_info
@@ -433,7 +434,7 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
 
     # -- match analysis ---------------------------------------------------------------------------
 
-    @app.post("/api/analyse", summary="A .mat file in the body -> its analysis (nardibot analyse --json)",
+    @app.post("/api/analyse", summary="A .mat or .sgf file in the body -> its analysis (nardibot analyse --json)",
               openapi_extra={"requestBody": {"required": True, "content": {
                   ANALYSE_TYPE: {"schema": {"type": "string", "format": "binary"}}}}})
     async def analyse_match(request: Request, ply: int = 0) -> dict:
@@ -445,6 +446,8 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
                                            match_review.ReviewSettings(ply=ply))
         except ValueError as e:
             raise ApiError(400, str(e).splitlines()[0] if str(e) else "not a .mat file") from None
+
+    app.include_router(compat_router)  # wildbg's /move and /eval, bgweb-api's /api/v1/getmoves
 
     # -- the page -----------------------------------------------------------------------------------
 
