@@ -4,5 +4,5 @@ browser page (nardibot/web/). They parse, call the answers of model/service/ and
 """
 
 __version__ = "0.1.0"
-"""The project's version: pyproject.toml reads it from here, ``nardibot --version`` and UBGI's ``id``
-print it."""
+"""The project's version: pyproject.toml reads it from here (the wheel's name), ``nardibot --version``
+prints it with the shipped nets, and UBGI's ``id`` prints it."""

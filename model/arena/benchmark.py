@@ -29,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "backgammon-checker-play.npz"
+from model.net.shipped_files import shipped_folder
+
+DEFAULT_PATH = shipped_folder("benchmarks") / "backgammon-checker-play.npz"
 CLASSES = {"contact": (5,), "crashed": (4,), "race": (3,), "bearoff": (1, 2)}
 """Benchmark class -> gnubg-nn ``classify`` codes (model/players/gnubg.py ``classify`` has the rule)."""
 ARRAYS = ("positions", "dice", "gnubg_class", "offsets", "children", "equity_0ply", "equity_2ply")

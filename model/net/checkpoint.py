@@ -35,10 +35,12 @@ import numpy as np
 
 from model.net.config import NetConfig
 from model.net.features import SUPPORTED
+from model.net.shipped_files import NETS, shipped_folder
 
 FORMAT = "nardibot-checkpoint"
 FORMAT_VERSION = 1
-SHIPPED = Path(__file__).resolve().parents[2] / "checkpoints"
+SHIPPED = shipped_folder(NETS)
+"""The shipped nets' folder: checkpoints/ of the checkout, or the installed wheel's copy."""
 SAFETENSORS = ".safetensors"
 SUFFIXES = (SAFETENSORS, ".pt")
 """File suffixes that name a checkpoint (a path with one of them is never taken for a baseline name)."""
