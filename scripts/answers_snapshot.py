@@ -44,6 +44,7 @@ def scrub(text: str) -> str:
     text = TIMING.sub(lambda m: f'"{m.group(1)}": "-"', text)
     text = re.sub(r"/tmp/[A-Za-z0-9_./-]+", "/tmp/-", text)
     text = re.sub(r"\d+(\.\d+)? ?(s|ms|games/s|pos/s|trials/s)\b", "-", text)
+    text = re.sub(r"time_ms \d+", "time_ms -", text)  # UBGI's info lines
     return text
 
 
@@ -159,10 +160,9 @@ def main() -> int:
     args = parser.parse_args()
     root, out = args.root.resolve(), args.out
     out.mkdir(parents=True, exist_ok=True)
-    ubgi_lines = ["ubgi", "isready", "XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10",
-                  "XGID=-AAA---------------cccbbb-:0:0:1:D:0:0:1:0:10",
-                  ("board:bot:gnubg:3:0:0:0:-2:0:0:0:2:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:"
-                  "-1:5:6:5:6:1:1:1:0:1:-1:0:25:0:0:0:0:0:0:0:1"), "nonsense", "quit"]
+    ubgi_lines = ["ubgi", "isready", "newgame", "position xgid XGID=-b----E-C---eE---c-e----B-:0:0:1:31:0:0:0:0:10",
+                  "go role chequer", "position xgid XGID=-AAA---------------cccbbb-:0:0:1:D:0:0:1:0:10", "go role cube",
+                  "position gnubgid 4HMwAAb2NhgAAw", "dice 5 2", "go role turn", "nonsense", "quit"]
     jobs = {
         "duel_backgammon": lambda: json_file_of(root, ["checkpoints/backgammon.safetensors", "pubeval", "--games", "200",
                                                        "--seed", "7"]),

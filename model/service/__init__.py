@@ -12,7 +12,8 @@ the web API, UBGI, gnubg's external-player server and ``Bot`` call them and only
                       (``hint --rollout``), ``check_rollout``
     match_review.py   ``ReviewSettings``; ``analyse_match`` (model/analysis/review.py with a bot's network)
     game_turn.py      the bot's turn: ``bot_acts`` in an engine.game game against a person, and
-                      ``BoardAgent`` (``AgentSettings``) on FIBS boards for serve and UBGI
+                      ``BoardAgent`` (``AgentSettings``) on FIBS boards for serve
+    ubgi_session.py   ``UbgiSession``: what UBGI's commands set, and its answers to ``go``
 
 Layer: below model/bot.py (which calls it), above model/analysis and everything under it.
 """

@@ -1,5 +1,5 @@
 """The bot's turn in a game: its play, cube actions and resignations, as the terminal game, the web
-page's games, gnubg's external-player server and the UBGI engine make them.
+page's games and gnubg's external-player server make them.
 
 Every decision is model/players/cube_policy.py's ``CubePolicy`` (the one hint and the cube arena use),
 seen through ``cube_view`` at the game's cube, score and money options (Jacoby: gammons count single
@@ -12,7 +12,7 @@ Two ways in:
 * an engine.game ``GameState`` against a person (the terminal game, nardibot/cli/cmd_play.py, and the
   page's tables, nardibot/web/play_sessions.py; the person is player ``HUMAN``, the bot ``BOT``):
   ``bot_acts`` makes the bot's decision and says it in a line of the game's log;
-* a FIBS board (engine/formats/fibs.py; gnubg's external player and UBGI): ``BoardAgent.decide``
+* a FIBS board (engine/formats/fibs.py; gnubg's external player): ``BoardAgent.decide``
   gives a ``BoardReply``, which the server writes in its protocol's words.
 """
 
@@ -146,7 +146,7 @@ def bot_acts(policy: CubePolicy, state: g.GameState, rng: np.random.Generator,
 
 
 # ---------------------------------------------------------------------------------------------------
-# a FIBS board (gnubg's external player, UBGI)
+# a FIBS board (gnubg's external player)
 
 
 @dataclass(frozen=True)
