@@ -8,7 +8,7 @@ error lines.
     python evaluate.py A B ...                                       the same as duel (and as match)
     python evaluate.py hint POSITION [--dice 31] [--ply 2] [--json]   best plays / cube decision
     python evaluate.py rollout POSITION [--dice 31]                  roll out a position or a roll's plays
-    python evaluate.py analyse FILE.mat [--ply 2]                    rate every decision of a match
+    python evaluate.py analyse FILE.mat|sgf [--ply 2]                rate every decision of a match
     python evaluate.py serve --port 4321                             gnubg external-player server
     python evaluate.py play [--game nardi] [--match 5]               play the bot in the terminal
     python evaluate.py cube A B [--length 5] [--matches 1000]        games with the cube, full matches

@@ -74,7 +74,7 @@ def match_rules(record: MatchRecord, jacoby: bool = True) -> g.Rules:
     says it was played without, Jacoby (money with the cube only) as asked, the record's beavers and
     automatic doubles; FormatError for options the rules refuse together."""
     if record.match_length > 25:
-        raise FormatError(f".mat: a match is 1..25 points long (0 = money), got {record.match_length}")
+        raise FormatError(f"a match is 1..25 points long (0 = money), got {record.match_length}")
     money, cube = record.match_length == 0, record.cube is not False
     options = {}
     if money and cube:
@@ -86,7 +86,7 @@ def match_rules(record: MatchRecord, jacoby: bool = True) -> g.Rules:
     try:
         return g.Rules(match_length=record.match_length, cube=cube, **options)
     except g.RuleError as err:
-        raise FormatError(f".mat: {err}") from None
+        raise FormatError(str(err)) from None
 
 
 def replay_match(record: MatchRecord, jacoby: bool = True) -> list[GameReplay]:
@@ -96,7 +96,7 @@ def replay_match(record: MatchRecord, jacoby: bool = True) -> list[GameReplay]:
     for number, game in enumerate(record.games, 1):
         match = g.MatchState(rules, score=game.scores, crawford_played=crawford_played)
         if match.is_over:
-            raise FormatError(f".mat game {number}: the score {game.scores[0]}-{game.scores[1]} already ends "
+            raise FormatError(f"game {number}: the score {game.scores[0]}-{game.scores[1]} already ends "
                               f"the {rules.match_length}-point match")
         crawford_played = crawford_played or match.is_crawford
         out.append(replay_game(game, number, match))
@@ -107,14 +107,14 @@ def _opening(match: g.MatchState, action, number: int, cube: int = 1) -> g.GameS
     """The game's first state: the opening throw is the first play's dice, the higher die its player's,
     after as many ties as doubled the cube to ``cube`` (automatic doubles; their faces are not recorded)."""
     if action.kind != MOVE:
-        raise FormatError(f".mat game {number}: a game opens with a play of the opening throw, not a {action.kind}")
+        raise FormatError(f"game {number}: a game opens with a play of the opening throw, not a {action.kind}")
     high, low = max(action.dice), min(action.dice)
     if high == low:
-        raise FormatError(f".mat game {number}: the opening throw is never a double, got {high}-{low}")
+        raise FormatError(f"game {number}: the opening throw is never a double, got {high}-{low}")
     ties = ((1, 1),) * (cube.bit_length() - 1)
     state = g.start_game(match, throws=(*ties, (high, low) if action.player == 0 else (low, high)))
     if state.cube != cube:
-        raise FormatError(f".mat game {number}: the game starts with the cube at {cube}, which these rules do not "
+        raise FormatError(f"game {number}: the game starts with the cube at {cube}, which these rules do not "
                           f"allow (automatic doubles: at most {match.rules.automatic_doubles})")
     return state
 
@@ -126,7 +126,7 @@ def replay_game(game: GameRecord, number: int, match: g.MatchState) -> GameRepla
     state = _opening(match, game.actions[0], number, game.cube)
     steps = []
     for entry, action in enumerate(game.actions):
-        where = f".mat game {number}, entry {entry + 1}"
+        where = f"game {number}, entry {entry + 1}"
         if state.is_over:
             raise FormatError(f"{where}: the game is already over")
         if action.player != state.to_act:

@@ -1,4 +1,4 @@
-"""Analysis of whole matches: every checker play, cube decision and roll of a .mat record, rated.
+"""Analysis of whole matches: every checker play, cube decision and roll of a .mat or .sgf record, rated.
 
     from model.analysis.review import ReviewSettings, analyse_mat_text
     report = analyse_mat_text(open("match.mat").read(), net, ReviewSettings(ply=2), name="bg")  # JSON-ready
@@ -44,7 +44,8 @@ import numpy as np
 from engine.board import flip
 from engine.errors import FormatError
 from engine.formats.match_id import MatchInfo, write_match_id
-from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, MatchRecord, read_mat
+from engine.formats.matchfiles import read_match_text
+from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, MatchRecord
 from engine.formats.matreplay import ROLL, GameReplay, replay_match
 from engine.formats.position import write_json_position, write_position_id
 from engine.game import may_double
@@ -103,7 +104,7 @@ def _rate_plays(policy: CubePolicy, steps, views) -> list[dict]:
             block = children[start[i]:start[i] + count[i]]
             hit = np.flatnonzero((block == step.child).all(axis=1))
             if len(hit) != 1:
-                raise FormatError(f".mat game: a play that is not among the legal ones ({step.state.dice})")
+                raise FormatError(f"a play that is not among the legal ones ({step.state.dice})")
             played.append(start[i] + hit[0])
         value, _probs, depth = policy.rank_plays(children, parent, chunk_views, include=played)
         for i, step in enumerate(chunk):
@@ -260,7 +261,7 @@ def analyse_record(record: MatchRecord, net, settings: ReviewSettings = ReviewSe
     started = time.perf_counter()
     games = replay_match(record, settings.jacoby)
     if not any(game.steps for game in games):
-        raise FormatError(".mat: no game with any play in it")
+        raise FormatError("no game with any play in it")
     rules = games[0].match.rules
     checker = "cubeful" if rules.cube else "cubeless"  # without the cube: no cube decisions (may_double)
     policy = CubePolicy(net, plies=plies, checker=checker, device=device)
@@ -362,10 +363,10 @@ def _game_summary(game: GameReplay, decisions: list[dict]) -> dict:
 
 def analyse_mat_text(text: str, net, settings: ReviewSettings = ReviewSettings(), *, name: str = "net",
                      device="cpu") -> dict:
-    """``analyse_record`` of a .mat file's text; FormatError (a ValueError) with one line for text that
-    is no .mat file or that the rules refuse. (model/service/match_review.py's ``analyse_match`` gives
-    it a ``Bot``'s network.)"""
-    return analyse_record(read_mat(text), net, settings, name=name, device=device)
+    """``analyse_record`` of a .mat or .sgf file's text (engine/formats/matchfiles.py tells which by the
+    content); FormatError (a ValueError) with one line for text that is neither or that the rules
+    refuse. (model/service/match_review.py's ``analyse_match`` gives it a ``Bot``'s network.)"""
+    return analyse_record(read_match_text(text), net, settings, name=name, device=device)
 
 
 __all__ = ["SCHEMA", "ReviewSettings", "analyse_mat_text", "analyse_record", "cube_losses"]

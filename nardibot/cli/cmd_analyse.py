@@ -1,11 +1,14 @@
-"""`nardibot analyse`: rate every decision and roll of a match or money session in a .mat file.
+"""`nardibot analyse`: rate every decision and roll of a match or money session in a .mat or .sgf file.
 
     nardibot analyse match.mat                       # 0-ply, a table per player
+    nardibot analyse match.sgf                       # gnubg's own match file ('save match')
     nardibot analyse match.mat --ply 2 --rollout 144 # 2-ply, the worst decisions rolled out
     nardibot analyse match.mat --json > report.json  # every decision
     nardibot analyse match.mat --html report/        # report/index.html with board pictures
 
-The file is Jellyfish .mat text as gnubg (``export match mat``) and this project (``--mat``) write it.
+The file is Jellyfish .mat text as gnubg (``export match mat``) and this project (``--mat``) write it,
+or gnubg's SGF (``save match``, or ``--mat FILE.sgf`` here); the content tells which
+(engine/formats/matchfiles.py ``read_match_text``).
 Each game is replayed through the rules (a beaver is the doubled side's take, redoubled; a file that
 says its games were played without the cube, as ``nardibot duel --mat`` writes, has no cube decisions
 and its plays are valued by cubeless equity); each checker play, cube decision (the doubles not made
@@ -27,7 +30,8 @@ match-winning chance turned into equity at the cube with gnubg's mwc2eq), MWCs a
      "games": [{"number", "score": [p0, p1], "crawford", "winner": 0|1|null, "points",
                 "ended": "played"|"dropped"|"resigned"|null, "decisions"}],
      "decisions": [ every decision in order:
-        {"game", "index" (1-based within the game), "entry" (the game's .mat entry, 1-based), "player": 0|1,
+        {"game", "index" (1-based within the game), "entry" (the game's entry in the file, 1-based; an .sgf
+         beaver's double and take are one), "player": 0|1,
          "kind": "move" | "double" (the side on roll's cube action) | "take" (the doubled side's answer),
          "position": <JSON form, seen by the side on roll>, "position_id", "match_id" (gnubg's),
          "cube": {"value", "owner": "centred"|"me"|"opponent", "score": [me, opponent], "crawford"},
@@ -52,8 +56,8 @@ match-winning chance turned into equity at the cube with gnubg's mwc2eq), MWCs a
                     "overall_error", "overall_error_rate"}],
      "seconds"}
 
-Bad input (a missing or unreadable file, text that is no .mat file, a play or cube action the rules
-refuse): one line on stderr, exit status 2.
+Bad input (a missing or unreadable file, text that is neither .mat nor .sgf, a play or cube action the
+rules refuse): one line on stderr, exit status 2.
 """
 
 from __future__ import annotations
@@ -72,8 +76,9 @@ from nardibot.cli.common import OneLineParser, UsageError, check_writable, emit,
 
 def build_parser() -> OneLineParser:
     p = OneLineParser(prog="nardibot analyse",
-                      description="Rate every checker play, cube decision and roll of a .mat match file.")
-    p.add_argument("file", help="a Jellyfish .mat file (gnubg's 'export match mat', or --mat of this project)")
+                      description="Rate every checker play, cube decision and roll of a .mat or .sgf match file.")
+    p.add_argument("file", help="a Jellyfish .mat file (gnubg's 'export match mat', or --mat of this project) "
+                   "or gnubg's .sgf match file ('save match'); the content tells which")
     p.add_argument("--ply", type=int, default=0, choices=(0, 1, 2), help="look-ahead of the ratings (default 0)")
     p.add_argument("--rollout", type=int, default=0, metavar="N",
                    help="roll out the worst decisions (bad or very bad) again, N trials each (default: none)")

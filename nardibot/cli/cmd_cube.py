@@ -22,7 +22,9 @@ players named by their specs (checkpoint stem or baseline name): money play as o
 FILE, its options in comment lines (engine/formats/matfile.py); matches one file each (a .mat file
 holds one match), FILE's name with the match number added before the suffix: ``--mat m.mat
 --matches 4`` writes m-1.mat .. m-4.mat (m-01.mat .. m-10.mat for 10). gnubg replays money games under
-its own Jacoby setting (``set jacoby on|off``) and knows no automatic doubles.
+its own Jacoby setting (``set jacoby on|off``) and knows no automatic doubles. A FILE whose name ends in
+.sgf is written as gnubg's own match file instead (engine/formats/sgf.py; gnubg's ``load match``),
+which says the Jacoby rule and each game's starting cube itself.
 
 Bad flags, unknown players, missing or corrupt checkpoints: one line on stderr, exit status 2.
 """
@@ -36,7 +38,8 @@ from pathlib import Path
 
 from engine import game as g
 from engine.board import GAMES
-from engine.formats.matfile import player_names, write_mat
+from engine.formats.matchfiles import write_match, written_format
+from engine.formats.matfile import player_names
 from model.arena.cubeful import mat_records, play_matches
 from model.arena.cubeless import MAX_PLIES
 from model.players.cube_players import CHECKER_PLAY, POLICIES, make_cube_player
@@ -77,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--mat", default=None, metavar="FILE",
                         help="backgammon: save the games as Jellyfish .mat for gnubg's 'import mat': money "
                              "play one session in FILE; matches one file each: FILE's stem, '-', the match "
-                             "number, its suffix (m.mat -> m-1.mat, m-2.mat...)")
+                             "number, its suffix (m.mat -> m-1.mat, m-2.mat...); a FILE ending in .sgf is "
+                             "written as gnubg's .sgf ('load match')")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     return parser
 
@@ -169,13 +173,14 @@ def mat_paths(path: str, count: int) -> list[Path]:
 
 
 def save_mats(result, args) -> list[Path]:
-    """The recorded games as .mat files (see the module docstring); UsageError if one cannot be written."""
+    """The recorded games as .mat or .sgf files (see the module docstring); UsageError if one cannot be
+    written."""
     names = player_names(spec_name(args.a), spec_name(args.b))
     records = [replace(record, names=names) for record in mat_records(result)]
     paths = mat_paths(args.mat, len(records))
     for record, path in zip(records, paths):
         try:
-            write_mat(record, path)
+            write_match(record, path)
         except OSError as e:
             raise UsageError(f"--mat: cannot write {path}: {e.strerror}") from None
     return paths
@@ -193,7 +198,7 @@ def cube_main(argv: list[str]) -> int:
         write_json(args.json, {"command": "cube", "argv": argv, "settings": vars(args), "result": summary})
     if args.mat:
         paths = save_mats(result, args)
-        saved = f"games saved as .mat: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else "")
+        saved = f"games saved as {written_format(paths[0])}: {paths[0]}" + (f" .. {paths[-1]}" if len(paths) > 1 else "")
         shown = shown and emit(saved)
     return 0 if shown else CLOSED_PIPE
 

@@ -16,8 +16,9 @@ games/s; --json writes every figure with the exact settings. --mat FILE (backgam
 as a Jellyfish .mat money session, A in the left column, for gnubg's ``import mat FILE`` (say ``set
 jacoby off`` first so that gnubg scores the cubeless gammons as played); the file says the games were
 played without the cube and without Jacoby (``; [CubeLimit "1"]``, ``; [Jacoby "Off"]``), so ``nardibot
-analyse`` rates no cube decisions in it. A --json or --mat file that cannot be written is said before
-the games are played.
+analyse`` rates no cube decisions in it. A --mat FILE whose name ends in .sgf is written as gnubg's own
+match file instead (engine/formats/sgf.py, for gnubg's ``load match``; ``RU[NoCube]``, no Jacoby). A
+--json or --mat file that cannot be written is said before the games are played.
 
 --luck CHECKPOINT also reports the luck-adjusted points per game (model/arena/luck.py): the net judges
 every throw's luck at 0-ply (its best play of the roll thrown against the average over the 21 rolls)
@@ -35,7 +36,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from engine.board import GAMES
-from engine.formats.matfile import MatchRecord, write_mat
+from engine.formats.matchfiles import write_match, written_format
+from engine.formats.matfile import MatchRecord
 from model.arena.cubeless import MAX_PLIES, ArenaResult, mat_record, play_games
 from model.arena.luck import game_luck, judged_turns
 from model.net.device import choose_device
@@ -74,7 +76,8 @@ class Args:
     json: str | None = option(None, help="write every figure and the settings to this file")
     mat: str | None = option(None, help="backgammon: save every game to this Jellyfish .mat file (one "
                              "money session, A on the left) for gnubg's 'import mat FILE'; 'set jacoby off' in "
-                             "gnubg first scores gammons as played")
+                             "gnubg first scores gammons as played; a FILE ending in .sgf is written as "
+                             "gnubg's .sgf ('load match')")
     luck: str | None = option(None, help="also report the luck-adjusted points per game, each throw's luck judged "
                               "at 0-ply by this checkpoint (+exact/+noexact allowed): the same figure with a "
                               "far narrower interval (model/arena/luck.py); costs 6-7x the time of 0-ply games")
@@ -210,9 +213,10 @@ def write_match_json(path: str, args: Args, argv: list[str], result: ArenaResult
 
 
 def save_mat(record: MatchRecord, path: str) -> None:
-    """Write a .mat record (engine/formats/matfile.py); UsageError if the file cannot be written."""
+    """Write a match record as .mat or .sgf (engine/formats/matchfiles.py); UsageError if the file cannot be
+    written."""
     try:
-        write_mat(record, path)
+        write_match(record, path)
     except OSError as e:
         raise UsageError(f"--mat: cannot write {path}: {e.strerror}") from None
 
@@ -226,7 +230,7 @@ def match_main(argv: list[str], prog: str = PROG) -> int:
         write_match_json(args.json, args, argv, result, device)
     if args.mat:
         save_mat(replace(mat_record(result), cube=False, jacoby=False), args.mat)  # the duel's own rules
-        shown = shown and emit(f"games saved as .mat: {args.mat}")
+        shown = shown and emit(f"games saved as {written_format(args.mat)}: {args.mat}")
     return 0 if shown else CLOSED_PIPE
 
 

@@ -34,7 +34,8 @@ play, Enter, roll, take, reject. ``--mat FILE`` (backgammon) saves the session w
 ``quit`` or the end of the input, the game in play then left unfinished) as a Jellyfish .mat file for
 gnubg's ``import mat FILE``, with the money options and each game's starting cube in comment lines
 (engine/formats/matfile.py): the person is "human" (left column), the bot its checkpoint stem or
-baseline name.
+baseline name. A FILE whose name ends in .sgf is written as gnubg's own match file instead
+(engine/formats/sgf.py, for gnubg's ``load match``).
 
 Exit status: 0 when the session ends (match over, ``quit`` or end of input), 2 for bad flags or a
 bot that cannot be loaded (one line on stderr), 1 when the output's reader goes away.
@@ -52,7 +53,8 @@ from engine import game as g
 from engine.board import GAMES
 from engine.cube_state import CubeOwner
 from engine.errors import FormatError
-from engine.formats.matfile import MatchRecord, game_record, player_names, rules_options, write_mat
+from engine.formats.matchfiles import write_match, written_format
+from engine.formats.matfile import MatchRecord, game_record, player_names, rules_options
 from engine.formats.pictures import ascii_board, money_options_text
 from engine.notation import NO_PLAY, format_play, parse_play
 from model.bot import Bot
@@ -391,7 +393,7 @@ def build_parser(prog: str = "nardibot play") -> argparse.ArgumentParser:
                         help="debug: play the first legal play for you (and confirm it), roll, take, reject")
     parser.add_argument("--mat", default=None, metavar="FILE",
                         help="backgammon: save the session (also one cut short) as Jellyfish .mat for gnubg's "
-                             "'import mat FILE'")
+                             "'import mat FILE', or as gnubg's .sgf ('load match FILE') if FILE ends in .sgf")
     return parser
 
 
@@ -449,12 +451,12 @@ def main(argv=None, stdin=None, stdout=None) -> int:
         status = 1
     if args.mat:
         try:
-            write_mat(table.mat_record(), args.mat)
+            write_match(table.mat_record(), args.mat)
         except OSError as why:
             print(f"{PROG} play: error: --mat: cannot write {args.mat}: {why.strerror}", file=sys.stderr)
             return 2
         if status == 0:
-            print(f"games saved as .mat: {args.mat}", file=stdout)
+            print(f"games saved as {written_format(args.mat)}: {args.mat}", file=stdout)
     return status
 
 
