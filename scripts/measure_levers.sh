@@ -95,10 +95,10 @@ fitted_round $L8B distill2b $L7 L7
 fitted_round experiments/nets/backgammon-v3-distill3-675k.safetensors distill3 $L8B L8b
 # nardi: the 883k run fitted to 118k of its own one-ply sibling labels, against the 883k net and 413dfce's
 # (git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors; the 883k net is
-# scripts/export_safetensors.py of experiments/resume/nardi-v2/last.pt)
+# experiments/resume/nardi-v2/last.pt written as .safetensors)
 git show 413dfce:checkpoints/nardi.safetensors > /tmp/nardi-v1.safetensors  # issue 11's nardi yardstick
 ND=experiments/nets/nardi-v2-distill-883k.safetensors
-python scripts/export_safetensors.py experiments/resume/nardi-v2/last.pt /tmp/nardi-883k.safetensors
+python -c "from model.net.checkpoint import read, write_safetensors as w; w('/tmp/nardi-883k.safetensors', read('experiments/resume/nardi-v2/last.pt', backend='numpy'))"
 python evaluate.py $ND /tmp/nardi-883k.safetensors --game nardi --games $GAMES --seed 203 --no-progress --json $OUT/nardi_distill_vs_883k.json
 python evaluate.py $ND /tmp/nardi-v1.safetensors --game nardi --games $GAMES --seed 201 --no-progress --json $OUT/nardi_distill_vs_v1.json
 # the shipped nets, each against the one it replaced (L8b against L4; the fitted nardi net against the

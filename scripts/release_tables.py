@@ -53,16 +53,17 @@ def made_by(game: str) -> str:
              f"feature version {blob['feature_version']}."), "- Commands, in order:", ""]
     lines += [f"      {moved(c)}" for c in m.get("commands", [m.get("command", "")])]
     fits = fits_of(m)
-    how = "fitted to labels of its own look-ahead (`scripts/fit_labels.py`)"
-    if any(ENSEMBLE_TEACHER in f for f in fits):  # two_ply_labels.py --teacher-also
-        how = "fitted to labels of an ensemble: the mean of its net and the nets a fit names (`scripts/fit_labels.py`)"
-    steps = deepenings_of(m)  # widen_run.py --deepen between two fits (experiments/backgammon_deeper_fits.md)
+    how = "fitted to labels of its own look-ahead (a recipe's fit stage, `model/train/fit.py`)"
+    if any(ENSEMBLE_TEACHER in f for f in fits):  # labels with teacher_also
+        how = ("fitted to labels of an ensemble: the mean of its net and the nets a fit names "
+               "(a labels stage's `teacher_also`, `model/train/labels.py`)")
+    steps = deepenings_of(m)  # a deepen stage between two fits (experiments/backgammon_deeper_fits.md)
     for after, text in reversed(steps):  # from the last, so each index still counts only the fits before it
         fits.insert(int(after), text)
     if steps:
         layers = "a second hidden layer" if len(steps) == 1 else f"{len(steps)} more hidden layers"
-        how += f" and given {layers} (`scripts/widen_run.py --deepen`)"
-    if fits:  # fit_labels.py rounds after the last command (experiments/backgammon_fitting.md, L7)
+        how += f" and given {layers} (a deepen stage, `model/train/reshape.py`)"
+    if fits:  # fit rounds after the last command (experiments/backgammon_fitting.md, L7)
         lines += ["", f"  then {how}, in order:", ""]
         lines += [f"      {moved(f)}" for f in fits]
     if "exported_from" in m:  # trained into a .pt, then written out as .safetensors

@@ -2,11 +2,11 @@
 
     python scripts/rollout_labels.py checkpoints/backgammon.safetensors runs/l3p-a runs/l3p-a-rollout --trials 36
 
-Reads the ``chunk_*.npz`` files of a scripts/two_ply_labels.py folder and writes, chunk by chunk under
+Reads the ``chunk_*.npz`` files of a label stage's folder (model/train/labels.py) and writes, chunk by chunk under
 the same names, the same positions, families and fields with ``targets`` replaced by a rollout's
 outcome probabilities of each position (the side on roll's view, as in the source), so that
 scripts/teacher_agreement.py can judge the same families by look-ahead labels and by rollouts, and
-scripts/fit_labels.py can fit to them. The rollouts are model/search/trials.py's: cubeless, the net at
+a fit stage (model/train/fit.py) can fit to them. The rollouts are model/search/trials.py's: cubeless, the net at
 0-ply playing both sides to the end of the game, bear-offs from the exact databases, variance reduction
 with pubeval's ``--luck-prune`` best plays per roll (evaluate.py rollout's defaults), quasi-random
 first two throws, and common dice: trial t throws the same dice in every position of a chunk, so the
@@ -28,7 +28,7 @@ from pathlib import Path
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoint", help="the net that plays the rollouts (.pt or .safetensors)")
-    parser.add_argument("source", help="a folder of two_ply_labels.py chunks")
+    parser.add_argument("source", help="a label stage's folder of chunks")
     parser.add_argument("out", help="folder of the relabelled chunks (created; an existing one is continued)")
     parser.add_argument("--trials", type=int, default=36, help="trials per position (default 36)")
     parser.add_argument("--luck-prune", type=int, default=4,

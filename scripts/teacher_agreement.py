@@ -2,7 +2,7 @@
 
     python scripts/teacher_agreement.py checkpoints/backgammon.safetensors runs/l3p-a runs/l3p-b --plies 0,1,2
 
-For each family of candidate plays in scripts/two_ply_labels.py ``--siblings`` chunks (made with the
+For each family of candidate plays in a label stage's ``siblings`` chunks (model/train/labels.py) (made with the
 same net), every depth of ``--plies`` values the candidates itself (model/search/lookahead.py's
 ``evaluate_positions``, pruned as the chunk's labels were, bear-offs from the databases) and picks
 one; the chunk's own labels judge the pick: the choice error (equity x 1000 lost per family of two or
@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-LOOK = 64  # positions per look-ahead call (scripts/two_ply_labels.py)
+LOOK = 64  # positions per look-ahead call (model/train/labels.py)
 
 
 def main(argv: list[str]) -> int:
@@ -101,7 +101,7 @@ def main(argv: list[str]) -> int:
             except (OSError, ValueError, zipfile.BadZipFile) as err:
                 raise UsageError(f"cannot read {f}: {err}") from None
             except KeyError as err:
-                raise UsageError(f"{f} has no {err} (not a --siblings chunk of two_ply_labels.py)") from None
+                raise UsageError(f"{f} has no {err} (not a siblings chunk of a label stage)") from None
             if chunks[-1][2].ndim != 2 or chunks[-1][2].shape[1] != net.config.outputs:
                 raise UsageError(f"{f}: its labels do not have the {net.config.outputs} outputs of "
                                  f"{args.checkpoint} (a chunk of another game's net?)")

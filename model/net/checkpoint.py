@@ -66,14 +66,14 @@ def shipped_path(game: str) -> Path:
 
 
 def fits_of(made_by: dict | None) -> list[str]:
-    """The scripts/fit_labels.py fits of a checkpoint's lineage, in order, from its ``made_by``: the
+    """The fits (model/train/fit.py) of a checkpoint's lineage, in order, from its ``made_by``: the
     ``fits`` list, or the lone ``fitted`` line of a run fitted once before the list was kept."""
     made = made_by or {}
     return list(made.get("fits") or ([made["fitted"]] if "fitted" in made else []))
 
 
 def deepenings_of(made_by: dict | None) -> list[list]:
-    """The scripts/widen_run.py --deepen steps of a checkpoint's lineage, in order, each [the number of
+    """The deepen steps (model/train/reshape.py) of a checkpoint's lineage, in order, each [the number of
     fits before it, its line]: the ``deepenings`` list, or the lone ``deepened`` line of a run
     deepened once before the list was kept."""
     made = made_by or {}

@@ -9,7 +9,7 @@ decisions, rollouts, the label jobs) takes it unchanged. For positions (B, 28) s
 The nets may differ in shape and inputs (a two-layer and a three-layer run, feature versions of the
 same game); they must play the same game and give the same outcomes. An ensemble of two
 independently trained self-play nets plays better than either (measured in experiments/nardi.md),
-so its values are a teacher the nets are not (scripts/two_ply_labels.py ``--teacher-also``).
+so its values are a teacher the nets are not (a labels stage's ``teacher_also``, model/train/labels.py).
 
 A player spec joins the checkpoints with commas (``a.safetensors,b.safetensors``, with the usual
 suffixes after the last one; model/players/registry.py); model.net.loader.load_mean_evaluator loads it.

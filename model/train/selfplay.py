@@ -40,8 +40,11 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.tools.cli import UsageError, dataclass_parser, option
 from model.net.features import check_version
-from nardibot.cli.common import PROG, UsageError, dataclass_parser, option, run_main
+
+PROG = "nardibot"
+"""The command this run is started by (``nardibot train``), for its messages and recorded commands."""
 
 
 @dataclass
@@ -119,9 +122,22 @@ PER_INVOCATION = ("minutes", "run_dir", "out", "resume", "device", "threads", "n
 RUN_SETTINGS = tuple(f.name for f in dataclasses.fields(Args) if f.name not in PER_INVOCATION)
 
 
+RECIPES = f"""A whole training method runs as a recipe instead (model/train/pipeline.py):
+
+  {PROG} train RECIPE --run-dir DIR [--workers N] [--actors N] [--ray-address ADDR] [--threads N]
+  {PROG} train --run-dir DIR --resume
+
+RECIPE is a TOML file or a shipped recipe's name (quick, backgammon, nardi); docs/training.md lists the
+stages and their settings."""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The train command's parser: a flag per Args field (engine/tools/cli.py's dataclass_parser)."""
-    return dataclass_parser(Args, prog=f"{PROG} train", description=__doc__.split("\n\n")[0])
+    """The train command's parser: a flag per Args field (engine/tools/cli.py's dataclass_parser); its
+    help ends with how a recipe is run."""
+    parser = dataclass_parser(Args, prog=f"{PROG} train", description=__doc__.split("\n\n")[0], epilog=RECIPES)
+    # the flags' defaults as before, the epilog's lines as written
+    parser.formatter_class = type("Help", (argparse.RawDescriptionHelpFormatter, parser.formatter_class), {})
+    return parser
 
 
 def parse_args(argv: list[str]) -> Args:
@@ -309,10 +325,12 @@ def load_starts(path: str) -> np.ndarray | None:
     return starts.astype(np.int8)
 
 
-def train(argv: list[str], command: str = f"{PROG} train") -> int:
+def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
     """The training run of the command line ``argv``, recorded in the checkpoints as ``command ARGV``: 0
     when done, 130 when stopped (with a checkpoint), 1 (and one line on stderr) when a checkpoint cannot
-    be written; UsageError for a run that cannot start."""
+    be written; UsageError for a run that cannot start. ``writer``: where the TensorBoard scalars go (an
+    object with add_scalar and add_text, left open; a recipe's one run, model/train/pipeline.py); None:
+    a SummaryWriter of <run-dir>/tb of its own."""
     args = parse_args(argv)
     import torch
     from torch.utils.tensorboard import SummaryWriter
@@ -378,7 +396,9 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
         source = LocalActor(actor)
     elapsed_before = float(train_state.get("seconds", 0.0)) if train_state else 0.0
 
-    writer = SummaryWriter(str(run_dir / "tb"))
+    own_writer = writer is None
+    if own_writer:
+        writer = SummaryWriter(str(run_dir / "tb"))
     if args.resume:
         writer.add_text("resumed", f"at {games_done} games: {settings_line}", games_done)
     else:
@@ -474,7 +494,8 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
             checkpoint(last)
         except CheckpointWriteError as e:
             failed = failed or e
-        writer.close()
+        if own_writer:
+            writer.close()
         source.close()
     if args.out and not interrupted and not failed:
         try:
@@ -489,11 +510,3 @@ def train(argv: list[str], command: str = f"{PROG} train") -> int:
         return 1
     print(f"{games_done} games, {time.time() - start:.0f} s this run; last checkpoint {last}")
     return 130 if interrupted else 0
-
-
-def main(argv: list[str] | None = None, command: str = f"{PROG} train") -> int:
-    """``nardibot train`` (and ``python train.py``, which records itself as ``command``): 0 when done, 2 on
-    bad flags or a run that cannot start (one line on stderr), 1 when a checkpoint cannot be written (a
-    full disk; one line), 130 after Ctrl-C or SIGTERM."""
-    argv = sys.argv[1:] if argv is None else list(argv)
-    return run_main(f"{PROG} train", lambda words: train(words, command), argv)

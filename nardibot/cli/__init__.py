@@ -5,8 +5,8 @@ against the bot, with ``terminal``: its console, colour and words, and ``play_hi
 of the person's decision), ``serve`` (gnubg's external-player protocol), ``cube`` (games with the
 cube between bots), ``rollout``, ``analyse`` (whole matches rated, with ``analyse_report`` and
 ``analyse_html``), ``web`` (the HTTP API and page of nardibot/web), ``ubgi`` (the UBGI engine protocol, model/service/ubgi_session.py),
-``benchmark`` (checker-play error rates on the stored positions), ``train`` (TD(lambda) self-play
-training), and ``common`` (the program's name ``nardibot`` in every usage and error line, JSON result
+``benchmark`` (checker-play error rates on the stored positions), ``train`` (a training recipe,
+model/train/pipeline.py, or TD(lambda) self-play on its own), and ``common`` (the program's name ``nardibot`` in every usage and error line, JSON result
 files, package versions, a progress bar, the money-play flags, and engine/tools/cli.py's one-line usage
 errors and dataclass parsers).
 

@@ -9,7 +9,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "hint": ("nardibot.cli.cmd_hint", "best plays or cube decision of a position"),
     "rollout": ("nardibot.cli.cmd_rollout", "roll out a position or the plays of a roll"),
     "cube": ("nardibot.cli.cmd_cube", "games with the cube and full matches, bot vs bot"),
-    "analyse": ("nardibot.cli.cmd_analyse", "rate every decision and roll of a .mat match"),
+    "analyse": ("nardibot.cli.cmd_analyse", "rate every decision and roll of a .mat or .sgf match"),
     "play": ("nardibot.cli.cmd_play", "play the bot in the terminal"),
     "serve": ("nardibot.cli.cmd_serve", "gnubg's external-player protocol over TCP"),
     "web": ("nardibot.cli.cmd_web", "the HTTP API and the browser page (the [web] extra)"),
@@ -17,6 +17,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "duel": (MATCH, "cubeless games between two players, mirrored dice"),
     "match": (MATCH, "the same as duel (and as giving no subcommand)"),
     "benchmark": ("nardibot.cli.cmd_benchmark", "checker-play error rates judged by gnubg 2-ply"),
-    "train": ("nardibot.cli.cmd_train", "train a network by TD(lambda) self-play (the [train] extra)"),
+    "train": ("nardibot.cli.cmd_train", "train a network from scratch: a recipe, or self-play (the [train] extra)"),
 }
 """Each subcommand: (its module, whose ``main(argv)`` runs it; its one line in ``nardibot --help``)."""

@@ -28,7 +28,8 @@ def run(*args: str, entry: str = "evaluate.py") -> subprocess.CompletedProcess:
 def test_version_prints_the_package_version():
     done = run("--version")
     assert done.returncode == 0 and done.stderr == ""
-    assert done.stdout == f"nardibot {__version__}\n"
+    assert done.stdout.splitlines()[0] == f"nardibot {__version__}"
+    assert "shipped nets: backgammon, backgammon-race, nardi" in done.stdout  # tests/test_install.py: the rest
 
 
 @pytest.mark.parametrize("flag", ["--help", "-h"])
@@ -90,7 +91,7 @@ def test_a_run_records_the_command_that_trained_it_and_replays_either_form(tmp_p
     itself, tests/train); resuming replays the flags of both forms of recorded command."""
     pytest.importorskip("torch")
     from model.net.checkpoint import read
-    from nardibot.cli.cmd_train import run_settings
+    from model.train.selfplay import run_settings
 
     run_dir = tmp_path / "run"
     flags = ["--game", "nardi", "--games", "32", "--threads", "1", "--parallel-games", "32",

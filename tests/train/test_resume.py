@@ -16,8 +16,9 @@ import torch
 
 from model.net.checkpoint import read
 from model.net.network import NetConfig, OutcomeNet
+from model.train import selfplay as train
 from model.train.td import SelfPlayActor, collect
-from nardibot.cli import cmd_train as train
+from nardibot.cli.cmd_train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
@@ -164,7 +165,7 @@ def test_a_corrupt_last_pt_is_refused_in_one_line_and_kept(tmp_path, capsys, dam
     bad = {"garbage": b"garbage", "cut short": data[: len(data) // 2],
            "zeroed inside": data[: len(data) // 3] + bytes(2000) + data[len(data) // 3 + 2000:]}[damage]
     (tmp_path / "last.pt").write_bytes(bad)
-    assert train.main(["--run-dir", str(tmp_path), "--resume", "--games", "10"]) == 2
+    assert train_main(["--run-dir", str(tmp_path), "--resume", "--games", "10"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{tmp_path / 'last.pt'} is not a readable checkpoint: " in err, err
     assert "weights_only" not in err and "Traceback" not in err

@@ -30,11 +30,13 @@ def test_each_label_is_the_positions_own_rollout_and_a_done_chunk_is_kept(tmp_pa
     assert np.array_equal(got["positions"], pos) and np.array_equal(got["group"], group)
     assert int(got["trials"]) == 6 and int(got["prune"]) == 8 and np.array_equal(got["parents"], pos[:3])
     assert got["trial_equity"].shape == (6, 6)
+    # targets are stored as float16 (model/train/labels.py CHUNK_DTYPES): within 2^-11 of the value
+    assert got["targets"].dtype == np.float16
     assert np.allclose(cubeless_equity("backgammon", got["targets"].astype(np.float64)),
-                       got["trial_equity"].mean(axis=1), atol=1e-5)
+                       got["trial_equity"].mean(axis=1), rtol=3e-3, atol=1e-3)
     for i in range(6):  # chunk 3 is rolled out with seed 40 + 3; trial t's dice do not depend on the others
         alone = rollout(net, pos[i], trials=6, seed=43, prune=4).evaluation
-        assert np.allclose(got["targets"][i], alone.probs, atol=1e-5), i
+        assert np.allclose(got["targets"][i], alone.probs, rtol=1e-3, atol=2.5e-4), i
     stamp = (out / "chunk_00003.npz").stat().st_mtime_ns
     again = run_script("rollout_labels.py", tmp_path / "net.pt", source, out, "--trials", "6", "--seed", "40")
     assert again.returncode == 0 and (out / "chunk_00003.npz").stat().st_mtime_ns == stamp

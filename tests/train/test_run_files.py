@@ -13,7 +13,7 @@ import pytest
 
 from model.net.checkpoint import read, save
 from model.net.network import NetConfig, OutcomeNet
-from nardibot.cli import cmd_train as train
+from model.train import selfplay as train
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}

@@ -106,7 +106,7 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
 
 def test_learning_rate_schedule():
     """--lr-schedule gives the rate in force by games played; a malformed one is refused with exit 2."""
-    from nardibot.cli import cmd_train as train
+    from model.train import selfplay as train
 
     args = train.parse_args(["--lr-schedule", "150000:3e-4,0:1e-3,320000:1e-4"])
     schedule = train.lr_schedule(args)
