@@ -76,6 +76,13 @@ def _as_steps(taken) -> tuple[Step, ...]:
     return tuple((s, max(s - d, OFF_POINT)) for s, d in taken)
 
 
+def format_generated(game: str, before, taken) -> str:
+    """Notation of a play from the steps ``legal_plays(..., with_steps=True)`` gave its child (rows of
+    (source, die), (0, 0) past the last): what ``format_plays`` writes for that child, without calling
+    the generator again."""
+    return group_steps(game, np.asarray(before), _as_steps(tuple((s, d) for s, d in np.asarray(taken).tolist() if s)))
+
+
 # ----------------------------------------------------------------------------------------------
 # out
 
@@ -469,6 +476,7 @@ def _why_not_legal(game, dice, played, legal) -> str:
 
 __all__ = [
     "NO_PLAY",
+    "format_generated",
     "format_play",
     "format_plays",
     "group_steps",

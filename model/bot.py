@@ -49,12 +49,11 @@ class Bot:
         net answers bear-offs from the databases (model/net/evaluator.py; None: its default). A spec
         with suffixes (model/players/registry.py: "path+noexact", "path+2ply") makes its player; with
         +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth, as ``hint --ply N`` does."""
-        # imported here, for start-up: the loaders and every baseline's module (model/players/registry.py)
-        # only once a bot is loaded
+        # imported here, for start-up: the loaders only once a bot is loaded, every baseline's module
+        # (model/players/registry.py) only once a baseline is
         from model.net.checkpoint import SUFFIXES, load_net, shipped_path
         from model.net.evaluator import with_exact_endgames
         from model.players.net_player import NetPlayer
-        from model.players.registry import make_player
 
         check_game(game)
         if path is None or Path(str(path)).suffix in SUFFIXES or Path(str(path)).is_file():
@@ -62,6 +61,8 @@ class Bot:
             net, blob = load_net(file, game=game, device=device, backend="auto")
             net = with_exact_endgames(net, exact_endgames)
             return cls(NetPlayer(net, device=device, name=file.stem), blob["game"], file.stem, net)
+        from model.players.registry import make_player  # every baseline's module: only when one is asked for
+
         player = make_player(str(path), game, device=device)  # a baseline, or "checkpoint+exact"
         return cls(player, game, str(path), getattr(player, "net", None))
 
@@ -94,12 +95,18 @@ class Bot:
 
     def rank_batch(self, positions, dice, first_turn=None) -> list[list[dict]]:
         """For each position, every distinct legal play, best first (see ``rank``)."""
+        return self._plays(positions, dice, first_turn, best_only=False)
+
+    def _plays(self, positions, dice, first_turn, best_only: bool) -> list[list[dict]]:
+        """``rank_batch``; with ``best_only``, each list holds its first play alone (``choose_batch``:
+        the same dict, without writing out the plays nobody asked for)."""
         pos, views = self._cube_views(positions)
         roll = np.stack([read_dice(d) for d in dice])
         if len(roll) != len(pos):
             raise FormatError(f"{len(pos)} positions but {len(roll)} rolls")
         out = []
-        for ranking, view in zip(rank_positions(self, pos, roll, views, self.hint_settings, first_turn), views):
+        rankings = rank_positions(self, pos, roll, views, self.hint_settings, first_turn, best_only=best_only)
+        for ranking, view in zip(rankings, views):
             util, probs = ranking.value, ranking.probs
             money = view is None or view.is_money
             best = util[0]
@@ -132,11 +139,11 @@ class Bot:
 
     def choose(self, position, dice, first_turn=None) -> dict:
         """The best play: the first entry of ``rank``."""
-        return self.rank(position, dice, first_turn)[0]
+        return self.choose_batch([position], [dice], first_turn)[0]
 
     def choose_batch(self, positions, dice, first_turn=None) -> list[dict]:
         """``choose`` for many positions at once (one generator call, one network call)."""
-        return [plays[0] for plays in self.rank_batch(positions, dice, first_turn)]
+        return [plays[0] for plays in self._plays(positions, dice, first_turn, best_only=True)]
 
     def evaluate(self, position) -> dict:
         """Cubeless probabilities and equity of a position for the side on roll (networks only)."""

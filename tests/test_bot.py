@@ -113,3 +113,20 @@ def test_rank_is_the_hints_ranking(case):
         value = "mwc" if case == "match score" else "equity" if game == "backgammon" else "cubeless_equity"
         assert [round(p["mwc" if case == "match score" else "equity"], 6) for p in plays] == [
             p[value] for p in answer["plays"]]
+
+
+@pytest.mark.parametrize("name,game", [(None, "backgammon"), ("pubeval", "backgammon"), ("tiny", "backgammon"),
+                                       (None, "nardi")])
+def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
+    """choose_batch (the best play only, its notation from the generator's steps) gives the very dicts
+    rank_batch lists first, bit for bit; choose is rank's first entry, one position at a time."""
+    from engine.tools.sample import random_positions
+
+    bot = Bot.load(str(tiny) if name == "tiny" else name, game=game)
+    positions, dice = random_positions(game, 80, seed=5)
+    positions, dice = list(positions), list(dice)
+    assert bot.choose_batch(positions, dice) == [plays[0] for plays in bot.rank_batch(positions, dice)]
+    for p, d in zip(positions[:10], dice[:10]):
+        assert bot.choose(p, d) == bot.rank(p, d)[0]
+    if game == "backgammon":
+        assert bot.choose(START_ID, "43") == bot.rank(START_ID, "43")[0]

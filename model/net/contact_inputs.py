@@ -224,11 +224,12 @@ def timing(s: Sides):
     outside = s.below[25, :2] - s.below[6, :2]  # our checkers from index 6 (point 7) up
     total = outside[1] - 2 * kept[4]
     spare = outside[0] - 2 * kept[3]
+    home = s.ownt[:6]
+    extra = np.maximum(home - 2, 0)  # (6, n) at once: the loop below only carries ``spare`` along
+    need = np.maximum(2 - home, 0)
+    zero = np.zeros_like(spare)
     for i in range(5, -1, -1):
-        here = s.ownt[i]
-        extra = np.maximum(here - 2, 0)
-        need = np.maximum(2 - here, 0)
-        change = extra - np.where(spare >= need, need, 0)
+        change = extra[i] - np.where(spare >= need[i], need[i], zero)
         total += i * change
         spare += change
     return np.maximum(total, 0).astype(np.float32) / np.float32(100.0)

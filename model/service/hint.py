@@ -24,7 +24,7 @@ from engine.errors import FormatError
 from engine.formats.position import write_json_position, write_match_id, write_position_id
 from engine.groups import group_starts
 from engine.movegen import legal_plays
-from engine.notation import format_plays
+from engine.notation import format_generated, format_plays
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
@@ -104,11 +104,16 @@ def _scores(bot, positions, dice, children, parent, views, settings: HintSetting
 
 
 def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings: HintSettings,
-                   first_turn=None) -> list[Ranking]:
+                   first_turn=None, best_only: bool = False) -> list[Ranking]:
     """The ``Ranking`` of each position (B, 28) with its roll (B, 2) and cube view (``views``, one per
-    position, valued as ``ranking_views`` says); one move-generator call and one look-ahead for all."""
+    position, valued as ``ranking_views`` says); one move-generator call and one look-ahead for all.
+    ``best_only``: each Ranking holds the best play alone (``Bot.choose``), its notation from the
+    generator's own steps instead of a second generator call per position."""
     game = bot.game
-    children, parent = legal_plays(game, positions, dice, first_turn)
+    if best_only:
+        children, parent, steps = legal_plays(game, positions, dice, first_turn, with_steps=True)
+    else:
+        children, parent = legal_plays(game, positions, dice, first_turn)
     value, probs, depth, key = _scores(bot, positions, dice, children, parent,
                                        ranking_views(game, views, settings), settings)
     start, count = group_starts(parent, len(positions))
@@ -119,8 +124,12 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
             block = block[ranking_order(value[block], depth[block])]
         else:
             block = block[np.argsort(key[block], kind="stable")]
-        ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(positions),))[i])
-        moves = format_plays(game, positions[i], dice[i], children[block], ft)
+        if best_only:
+            block = block[:1]
+            moves = [format_generated(game, positions[i], steps[block[0]])]
+        else:
+            ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(positions),))[i])
+            moves = format_plays(game, positions[i], dice[i], children[block], ft)
         out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
                            depth[block]))
     return out

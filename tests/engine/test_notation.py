@@ -15,7 +15,16 @@ from engine.board import BAR, OFF, OPP_BAR, start_position
 from engine.errors import FormatError, IllegalPlayError
 from engine.formats.position import read_json_position, read_position_id, write_position_id
 from engine.movegen import legal_plays
-from engine.notation import NO_PLAY, format_play, format_plays, parse_play, play_steps, read_legs, steps
+from engine.notation import (
+    NO_PLAY,
+    format_generated,
+    format_play,
+    format_plays,
+    parse_play,
+    play_steps,
+    read_legs,
+    steps,
+)
 from engine.tools.sample import random_positions
 
 
@@ -451,3 +460,15 @@ def test_partial_play_follows_clicked_steps_to_the_legal_plays():
     on_bar[BAR] += 1
     with pytest.raises(IllegalPlayError, match="bar must enter first"):
         partial_play("backgammon", on_bar, (6, 1), [(13, 7)])
+
+
+@pytest.mark.parametrize("game", ["backgammon", "nardi"])
+def test_notation_from_the_generators_steps_is_format_plays(game):
+    """format_generated (one batched generator call with steps) writes what format_plays writes for
+    every child of every position, passes included."""
+    positions, dice = random_positions(game, 60, seed=11)
+    children, parent, taken = legal_plays(game, positions, dice, with_steps=True)
+    for i in range(len(positions)):
+        rows = np.flatnonzero(parent == i)
+        expected = format_plays(game, positions[i], dice[i], children[rows])
+        assert [format_generated(game, positions[i], taken[r]) for r in rows] == expected

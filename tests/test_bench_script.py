@@ -1,0 +1,36 @@
+"""scripts/bench_vs_gnubg.py --quick: the speed table beside gnubg prints every row, the command, the
+load average and the physical limit (tiny sizes, one round: a smoke test, not a measurement)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from tests.helpers import ROOT, run_script
+
+
+def _rows():
+    spec = importlib.util.spec_from_file_location("bench_vs_gnubg", ROOT / "scripts" / "bench_vs_gnubg.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ROWS
+
+
+def test_quick_run_prints_every_row_of_the_table():
+    done = run_script("bench_vs_gnubg.py", "--quick", timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    assert "command: python" in out and "scripts/bench_vs_gnubg.py --quick" in out
+    assert "load average" in out and "physical limit" in out and "GFLOP/s" in out
+    sizes = {"positions": "32", "batch": "256", "hints": 1, "trials": 8}
+    gnubg = importlib.util.find_spec("gnubg_nn") is not None and Path("/usr/games/gnubg").is_file()
+    table = [line for line in out.splitlines() if line.startswith("| ")]
+    for key, work, _unit, _higher, _cores, only_all in _rows():
+        if not only_all:
+            line = [t for t in table if t.startswith(f"| {work.format(**sizes)} |")]
+            assert len(line) == 1, (key, out)
+            ours, theirs = line[0].split("|")[3:5]
+            assert any(ch.isdigit() for ch in ours), line[0]
+            if gnubg:  # both gnubgs are there (CI installs them): every row has gnubg's figure too
+                assert any(ch.isdigit() for ch in theirs), line[0]
+    assert "share of that rate reached, eval one" in out and "eval batch" in out
