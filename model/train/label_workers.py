@@ -139,8 +139,9 @@ def _on_ray(state: Path, settings: LabelSettings, todo: list[int], address: str,
         import ray
     except ImportError:
         raise ValueError("--ray-address needs Ray (pip install -e '.[ray]')") from None
-    ray.init(address=None if address == "local" else address, ignore_reinit_error=True, log_to_driver=False,
-             logging_level="ERROR")
+    started = not ray.is_initialized()  # this call connects (or starts a local Ray), so it disconnects after
+    if started:
+        ray.init(address=None if address == "local" else address, log_to_driver=False, logging_level="ERROR")
     net_bytes = ray.put(Path(state).read_bytes())
     other_bytes = ray.put([Path(o).read_bytes() for o in others])
 
@@ -162,3 +163,6 @@ def _on_ray(state: Path, settings: LabelSettings, todo: list[int], address: str,
             with contextlib.suppress(Exception):
                 ray.cancel(ref, force=True)
         raise
+    finally:
+        if started:
+            ray.shutdown()

@@ -5,7 +5,7 @@ The run folder DIR is the whole state of the run:
     DIR/recipe.toml       the recipe as the run was started (or last resumed) with it
     DIR/manifest.json     the finished stages in order (kind, seconds, their net, a one-line summary,
                           the settings), the stage under way with its seconds so far, the net the last
-                          gate kept; the exported net's provenance
+                          gate kept (and the net before the latest change); the exported net's provenance
     DIR/net.safetensors   the run's current net, for play (``nardibot hint --bot DIR/net.safetensors``)
     DIR/stages/NAME/      each stage's own work: a self-play run (last.pt, snapshots), label chunks, a
                           fit's per-epoch checkpoint; its result is NAME/last.pt
@@ -51,7 +51,8 @@ def build_parser(prog: str = "nardibot train") -> argparse.ArgumentParser:
                         help="label stages: chunks made in this many processes at once (default: the cores)")
     parser.add_argument("--actors", type=int, default=0, help="self-play stages: Ray actors (0: in this process)")
     parser.add_argument("--ray-address", default="",
-                        help="a Ray cluster (HOST:PORT or auto) for the self-play actors and the label chunks")
+                        help="Ray for the label chunks (as Ray tasks) and, with --actors, the self-play actors: "
+                             "a cluster's HOST:PORT, auto (the running cluster) or local (start Ray on this machine)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the learner (default 1)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars: a line per checkpoint")
     return parser
@@ -161,7 +162,7 @@ class Run:
             argv += ["--game", self.recipe.game, "--hidden", ",".join(map(str, s.hidden)),
                      "--features", str(s.features)]
         argv += ["--threads", str(self.options.threads), "--actors", str(self.options.actors)]
-        if self.options.actors and self.options.ray_address:
+        if self.options.actors and self.options.ray_address not in ("", "local"):  # local: Ray started here
             argv += ["--ray-address", self.options.ray_address]
         if self.options.no_progress:
             argv.append("--no-progress")
@@ -223,7 +224,8 @@ class Run:
         if s.against:
             base = self.folder / next(f["state"] for f in self.manifest.finished if f["name"] == s.against)
         else:
-            base = self.folder / self.manifest.blob["kept"]
+            # the net the last gate kept; before any gate, the net before the latest stage that changed it
+            base = self.folder / (self.manifest.blob.get("kept") or self.manifest.blob["previous"])
         candidate = self.manifest.state
         result = play_games(load_player(candidate, self.recipe.game, exact_endgames=True),
                             load_player(base, self.recipe.game, exact_endgames=True), s.games, seed=s.seed)
@@ -298,8 +300,9 @@ class Run:
                     self.manifest.write()
                     raise UsageError(f"stage {stage.name}: {e}") from None
                 seconds = before + time.time() - t0
+                if self.manifest.blob.get("state") and self.manifest.blob["state"] != self.rel(state):
+                    self.manifest.blob["previous"] = self.manifest.blob["state"]
                 self.manifest.blob["state"] = self.rel(state)
-                self.manifest.blob.setdefault("kept", self.rel(state))
                 self.manifest.finished.append({
                     "name": stage.name, "kind": stage.kind, "seconds": round(seconds, 1), "state": self.rel(state),
                     "net": self.rel(own) if (own := self.stage_dir(stage) / "last.pt").is_file() else self.rel(state),

@@ -104,7 +104,8 @@ class DeepenSettings:
 @dataclass(frozen=True)
 class GateSettings:
     """A gate: the run's net (the candidate) against ``against`` (an earlier stage's net; default the net
-    the last gate kept, or the first stage's) in ``games`` mirrored cubeless games; the candidate is
+    the last gate kept, or before any gate the net before the latest stage that changed it) in ``games``
+    mirrored cubeless games; the candidate is
     kept unless it is worse by more than the duel's 95% interval, and otherwise the run goes on from
     the net it was measured against."""
 

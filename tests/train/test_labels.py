@@ -4,6 +4,7 @@ values (within float16 storage), chunks come out the same however the job is cut
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from engine.board import CHECKERS, OFF, flip
@@ -100,3 +101,18 @@ def test_one_ply_labels_after_a_warm_up(tmp_path):
     np.testing.assert_allclose(chunk["targets"], want, atol=STORED)
     assert int(chunk["plies"]) == 1 and int(chunk["warmup"]) == 10 and str(chunk["actor"]) == "sample"
     assert not np.allclose(want, ExactEndgames(net).probabilities(chunk["positions"]))
+
+
+def test_label_chunks_as_ray_tasks_are_the_chunks_of_one_process(tmp_path):
+    """With a Ray address (here a Ray started on this machine) the chunks are Ray tasks, which get the
+    net's bytes (as on another machine); only this process writes them, the same chunks as one process."""
+    pytest.importorskip("ray")
+    path = small_net(tmp_path, 8)
+    small = {"positions": 20, "chunk": 10, "parallel_games": 8, "every": 2, "prune": 0, "seed": 5, "plies": 1}
+    label(path, tmp_path / "one", **small)
+    chosen = LabelSettings(**small)
+    (tmp_path / "ray").mkdir()
+    assert make_chunks(path, chosen, tmp_path / "ray", ray_address="local", progress=False) == 2
+    for i in range(2):
+        x, y = read_chunk(tmp_path / "one" / f"chunk_{i:05d}.npz"), read_chunk(tmp_path / "ray" / f"chunk_{i:05d}.npz")
+        assert np.array_equal(x["positions"], y["positions"]) and np.array_equal(x["targets"], y["targets"])

@@ -152,6 +152,7 @@ def test_a_scaled_down_recipe_runs_every_stage_and_gates(tmp_path):
         assert re.search(rf"^\[{number}/{len(names)}\] {name}: .+\(\d+\.\d min\)$", out, re.MULTILINE), out
     gate = next(f for f in blob["stages"] if f["kind"] == "gate")
     assert re.search(r"mirrored games: (kept|rejected)", gate["summary"])
+    assert "against stages/oneply/last.pt" in gate["summary"]  # the first gate: the net before the fit
     assert len(list((run / "stages" / "sib").glob("chunk_*.npz"))) == 4
     # a net aside leaves the run's net as it was, and teaches the labels of a later stage with it
     entries = {f["name"]: f for f in blob["stages"]}
@@ -279,7 +280,7 @@ games = 2
     run = tmp_path / "run"
     assert pipeline.main([str(recipe(tmp_path, text)), "--run-dir", str(run), "--no-progress", "--workers", "1"]) == 0
     blob = manifest(run)
-    assert blob["state"] == blob["kept"] == "stages/td/last.pt"
+    assert blob["state"] == "stages/td/last.pt" and "kept" not in blob
     assert "rejected, the run goes on from stages/td/last.pt" in blob["stages"][-1]["summary"]
     assert read(run / "net.safetensors", backend="numpy")["net_config"]["hidden"] == [16]
 
