@@ -61,11 +61,14 @@ class FitSettings:
 
 
 def fit(state: Path, folders: dict[str, Path], settings: FitSettings, work: Path,
-        log: Callable[[str], None] = print, scalar: Callable[[str, float], None] | None = None) -> tuple[Path, str]:
+        log: Callable[[str], None] = print, scalar: Callable[[str, float], None] | None = None,
+        progress: bool = False) -> tuple[Path, str]:
     """Fit the state ``state`` (a .pt) to the chunks of ``folders`` ({label stage: its folder}, every
     stage of ``settings.labels`` and ``settings.test``), in the folder ``work``: the fitted state's path
-    (``work/last.pt``) and a line of what the held-out labels say of it (before and after this sitting). A ``work/fit.pt`` left by a stopped fit is gone on from. ValueError for labels
-    that do not fit the net. ``scalar(name, value)``: where the losses are logged."""
+    (``work/last.pt``) and a line of what the held-out labels say of it (before and after this sitting).
+    A ``work/fit.pt`` left by a stopped fit is gone on from. ValueError for labels that do not fit the
+    net. ``log(line)``: where the held-out scores go; ``scalar(name, value)``: the losses, for
+    TensorBoard; ``progress``: a bar over the epochs."""
     import torch
 
     work = Path(work)
@@ -142,14 +145,19 @@ def fit(state: Path, folders: dict[str, Path], settings: FitSettings, work: Path
         + (f"; going on after epoch {done}" if done else ""))
     if not done:
         score("before", 0)
+    from tqdm import tqdm
+
+    bar = tqdm(total=settings.epochs, initial=done, unit="epoch", desc="fit", disable=not progress)
     for epoch in range(done + 1, settings.epochs + 1):
         loss = learner.update(train_pos, train_tgt, families, settings.rank_weight)["loss"]
+        bar.update(1)
         if scalar:
             scalar("fit_loss", loss)
         save(progress, net, games=blob["games"], optimizer=learner.opt,
              train_state={**own, "fit_epochs_done": epoch, "fit_generator": learner.gen.get_state()},
              args=blob["args"], made_by=blob.get("made_by"))
         score(f"epoch {epoch} (training loss {loss:.5f})", epoch)
+    bar.close()
     made = dict(blob.get("made_by") or {})
     rank = f", rank weight {settings.rank_weight}" if settings.rank_weight else ""
     # labels of an ensemble (teacher_also): name the other nets of the teacher

@@ -203,7 +203,7 @@ class Run:
         s = stage.settings
         folders = {name: self.folder / "stages" / name for name in (*s.labels, *s.test)}
         return fit(self.manifest.state, folders, s, self.stage_dir(stage), scalar=log.scalar,
-                   log=lambda line: print(f"  {stage.name}: {line}", flush=True))
+                   log=lambda line: print(f"  {stage.name}: {line}", flush=True), progress=not self.options.no_progress)
 
     def widen(self, stage: Stage, log: StageLog) -> tuple[Path, str]:
         from model.train.reshape import reshape
@@ -225,10 +225,17 @@ class Run:
             base = self.folder / next(f["state"] for f in self.manifest.finished if f["name"] == s.against)
         else:
             # the net the last gate kept; before any gate, the net before the latest stage that changed it
-            base = self.folder / (self.manifest.blob.get("kept") or self.manifest.blob["previous"])
+            earlier = self.manifest.blob.get("kept") or self.manifest.blob.get("previous")
+            if earlier is None:
+                return self.manifest.state, "no earlier net to measure against: kept"
+            base = self.folder / earlier
         candidate = self.manifest.state
-        result = play_games(load_player(candidate, self.recipe.game, exact_endgames=True),
-                            load_player(base, self.recipe.game, exact_endgames=True), s.games, seed=s.seed)
+        from tqdm import tqdm
+
+        with tqdm(total=s.games, unit="game", desc=stage.name, disable=self.options.no_progress) as bar:
+            result = play_games(load_player(candidate, self.recipe.game, exact_endgames=True),
+                                load_player(base, self.recipe.game, exact_endgames=True), s.games, seed=s.seed,
+                                progress=bar.update)
         log.scalar("ppg_vs_previous", result.ppg)
         keep = result.ppg + result.ci95 >= 0  # not worse beyond the duel's 95% interval
         line = (f"candidate {result.ppg:+.3f} +- {result.ci95:.3f} ppg against {self.rel(base)} over {s.games} "
