@@ -54,6 +54,8 @@ SLOW = (
     "tests/engine/test_notation.py::test_notation_and_plays_agree_with_live_gnubg",
     "tests/net/test_bearoff.py",
     "tests/formats/test_fuzz.py",
+    "tests/formats/test_fuzz_mat.py",
+    "tests/web/test_fuzz_api.py",
     "tests/formats/test_matfile.py::test_gnubg_imports_our_file_and_replays_the_same_games",
     "tests/cli/test_fuzz_lines.py",
     "tests/cli/test_evaluate.py::test_a_checkpoint_plays_and_a_wrong_game_is_refused",

@@ -5,7 +5,8 @@ MatchInfo -> its Match ID and XGID, a FibsBoard -> its board line, a legal play 
 match record -> its .mat text); ``mutants`` then changes a few characters, fields or lines of them, so
 that most inputs are near misses of the format rather than noise. ``answers_or_refuses`` is the
 property every reader must keep: it returns a result, or raises one clear error (a ValueError of the
-project's kinds with a one-line message), never another exception and never a hang.
+project's kinds with a one-line message), never another exception and never a hang. ``DEEP``,
+``HUGE``, ``DIGITS`` and ``RAW_JSON`` are hostile input: nested, huge, or of more digits than int() reads.
 """
 
 from __future__ import annotations
@@ -150,6 +151,21 @@ JSON_VALUES = st.recursive(
     max_leaves=8,
 )
 """Any JSON value (NaN and Infinity too, which Python's json reads)."""
+DEEP = st.integers(1, 60_000).map(lambda n: "[" * n + "]" * n)
+"""JSON text nested ``n`` deep (Python's reader stops near a thousand levels)."""
+HUGE = st.tuples(st.sampled_from("A1[{\" \u00e9\x00:"), st.integers(1_000, 200_000)).map(lambda c: c[0] * c[1])
+"""A run of one character, up to 200,000 long."""
+DIGITS = (st.integers(20, 40) | st.integers(4_250, 6_000)).map(lambda n: "-" * (n % 2) + "9" * n)
+"""A whole number of tens of digits, or of more than the 4,300 that Python's int() reads from text."""
+RAW_JSON = JSON_VALUES.map(json.dumps) | DEEP | HUGE.map(json.dumps) | DIGITS
+"""A JSON value as text, hostile or not: any value, lists nested thousands deep, strings of up to
+200,000 characters, numbers of thousands of digits."""
+
+
+def with_value(obj: dict, key: str, raw: str) -> str:
+    """``obj`` as JSON text with ``key`` holding the JSON text ``raw`` (which may nest too deeply to be a
+    Python object)."""
+    return json.dumps({**obj, key: "@@"}).replace('"@@"', raw)
 
 
 @st.composite

@@ -39,6 +39,13 @@ def quoted(text) -> str:
     return f"{text[:ECHOED]!r}... ({len(text)} characters)"
 
 
+def shortened(text, limit: int = ECHOED) -> str:
+    """Text as an error line shows it, without quotes (a value's ``repr``, a message that echoes a bad
+    input): cut after ``limit`` characters, with its length said, when it is longer."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 class GameStatus(IntEnum):
     """gnubg's game state (Match ID bits 8-10)."""
 
@@ -329,6 +336,7 @@ __all__ = [
     "pack_bits",
     "quoted",
     "read_match_id",
+    "shortened",
     "unpack_bits",
     "write_match_id",
 ]

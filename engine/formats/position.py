@@ -89,8 +89,9 @@ def _json_shown(value) -> str:
 
 
 def load_json(text: str):
-    """The value of a JSON text; FormatError with one line for text that is not JSON or is nested too
-    deeply to read (the reader's recursion limit, some thousand levels; a position needs two)."""
+    """The value of a JSON text; FormatError with one line for text that is not JSON, is nested too
+    deeply to read (the reader's recursion limit, some thousand levels; a position needs two) or holds a
+    number too long to read (over 4,300 digits)."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as err:
@@ -98,6 +99,8 @@ def load_json(text: str):
     except RecursionError:
         raise FormatError("not JSON that can be read: nested too deeply (a position is an object of flat "
                           "lists)") from None
+    except ValueError:  # a number of more than 4,300 digits: Python's limit of int() on text
+        raise FormatError("not JSON that can be read: a number has thousands of digits") from None
 
 
 def read_json_position(game: str, data: dict | str) -> np.ndarray:

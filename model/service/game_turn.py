@@ -93,6 +93,16 @@ def accepts(policy: CubePolicy, state: g.GameState, side: int) -> bool:
     return bool(policy.accepts(state.position[None, :], [cube_view(state, side)], [level], [state.mover == side])[0])
 
 
+def resignation_advice(policy: CubePolicy, state: g.GameState, side: int) -> dict:
+    """What ``side`` should answer the other side's waiting resignation, for a hint: who offered it
+    ("bot" or "you", ``side`` being the person), its level, the points accepting gives ``side`` (the
+    Jacoby rule counted), and "accept" or "reject" (``accepts``: the policy's answer)."""
+    offerer, level = state.resignation
+    return {"offered_by": "bot" if offerer == BOT else "you", "level": level,
+            "points": g.game_points(state.rules, level, state.cube, state.cube_owner),
+            "advice": "accept" if accepts(policy, state, side) else "reject"}
+
+
 def bot_accepts(policy: CubePolicy, state: g.GameState) -> bool:
     """Whether the bot accepts the person's waiting resignation."""
     return accepts(policy, state, BOT)

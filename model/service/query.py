@@ -16,7 +16,7 @@ import numpy as np
 from engine.board import check_game, validate
 from engine.cube_state import CubeOwner
 from engine.errors import FormatError
-from engine.formats.match_id import cube_owner_code
+from engine.formats.match_id import cube_owner_code, shortened
 from engine.formats.position import MatchInfo, load_json, quoted, read_json_position, read_position_text
 from model.players.cube_policy import cube_view
 
@@ -56,9 +56,9 @@ def read_dice(dice) -> np.ndarray:
         dice = [int(c) for c in dice if c in "0123456789"]  # not str.isdigit: '²' is a digit to it
     values = list(np.asarray(dice, dtype=object).reshape(-1)) if not np.isscalar(dice) else [dice]
     if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
-        raise FormatError(f"dice must be two whole numbers 1..6, got {dice!r}")
+        raise FormatError(f"dice must be two whole numbers 1..6, got {shortened(repr(dice))}")
     if len(values) != 2 or not all(1 <= v <= 6 for v in values):  # before int64: 10**20 is no die either
-        raise FormatError(f"dice must be two numbers 1..6, got {dice!r}")
+        raise FormatError(f"dice must be two numbers 1..6, got {shortened(repr(dice))}")  # thousands of digits
     return np.array(values, dtype=np.int64)
 
 

@@ -53,6 +53,7 @@ import numpy as np
 
 from engine.errors import FormatError
 from engine.formats.fibs import CUBE, MOVE, TAKE, FibsBoard, read_fibs_board
+from engine.formats.match_id import shortened
 from engine.movegen import legal_plays
 from engine.notation import parse_play, steps
 from model.bot import Bot
@@ -66,6 +67,8 @@ MAX_CLIENTS = 16
 IDLE_TIMEOUT = 3600.0
 """Seconds a connection may stay silent before it is closed (``--idle-timeout``; 0: never): long
 enough for a person to think between the bot's turns in gnubg."""
+LOG_CUT = 200
+"""Characters of an error's message a log line shows at most."""
 RESIGN_WORDS = {1: "n", 2: "g", 3: "b"}
 """gnubg's ``resign`` argument for a single, gammon, backgammon."""
 
@@ -176,17 +179,23 @@ def answer_line(agent: BotAgent, line: str) -> str | None:
         board = read_fibs_board(text)
     except FormatError as err:
         agent.stats.bad_lines += 1
-        agent.log(f"bad line, replied with an empty line: {err}")
+        agent.log(f"bad line, replied with an empty line: {_cut(err)}")
         return ""
     try:
         reply = agent.answer(board)
     except Exception as err:  # noqa: BLE001 - a server must answer every well-formed board
-        agent.log(f"deciding failed ({type(err).__name__}: {err}); sent a safe default")
+        agent.log(f"deciding failed ({type(err).__name__}: {_cut(err)}); sent a safe default")
         reply = safe_default(board)
     agent.stats.count(reply)
     if agent.verbose:
         agent.log(f"{text} -> {reply!r}")
     return reply
+
+
+def _cut(err: Exception) -> str:
+    """An error's message as a log line shows it: its first line, cut after ``LOG_CUT`` characters (its
+    length said): a bad line's numbers may run to thousands of digits, which the readers echo."""
+    return shortened((str(err).splitlines() or [type(err).__name__])[0], LOG_CUT)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -9,7 +9,8 @@
                             it (progress, then the result: rollout --json's JSON); DELETE cancels it
     POST     /api/game      a game or match against the bot -> the table; GET /api/game/{id};
                             POST /api/game/{id}/action {"action"}, /move {"steps"|"move"};
-                            GET /api/game/{id}/hint?ply= the bot's advice for your decision
+                            GET /api/game/{id}/hint?ply= the bot's advice for your decision (hint's
+                            JSON; {"resignation": {...}} for the bot's offer to resign)
     POST     /api/analyse   a .mat or .sgf file in the body (?ply=0..2) -> nardibot analyse --json's answer
     GET      /              the page; /static/... its files; /docs the OpenAPI page (Swagger UI, its
                             script and style served from here: the fastapi-offline package),
@@ -49,9 +50,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from engine import game as g
+from engine.formats.match_id import quoted
 from engine.formats.svg import click_regions, svg_board
 from model.bot import Bot
 from model.service import match_review
+from model.service.game_turn import resignation_advice
 from model.service.hint import NO_CUBE, HintSettings, cube_hint, evaluation, hint
 from model.service.query import Query, cube_json, cube_view_of, picture_state, query_from_object
 from model.service.rollout_answer import check_rollout, plan_rollout
@@ -211,6 +214,8 @@ def _one_line(err: ValidationError | RequestValidationError) -> str:
     field, rest = str(loc[0]), [str(p) for p in loc[1:] if isinstance(p, int)]
     if field in UNION_FIELDS and first.get("type") != "missing":
         return f"{field} {UNION_FIELDS[field]}"
+    if not field.isidentifier() or len(field) > 40:  # an unknown field's name as sent: a line end, 50 KB...
+        field = quoted(field)
     return f"{'.'.join([field, *rest])}: {first.get('msg', 'invalid')}"
 
 
@@ -426,8 +431,10 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
         table = table_of(table_id)
         with table.lock:
             state = table.state
-            if state.is_over or state.to_act != HUMAN or state.resignation is not None:
+            if state.is_over or state.to_act != HUMAN:
                 raise ApiError(400, "there is no decision of yours to advise on now")
+            if state.resignation is not None:  # the bot's offer to resign: accept or reject
+                return {"resignation": resignation_advice(table.policy, state, HUMAN)}
             dice = None if state.phase is not g.Phase.MOVE else np.array(state.dice)
             query = Query(state.game, state.position, match_info(state), dice)
             return hint(table.bot, query, HintSettings(ply=ply))

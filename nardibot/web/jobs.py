@@ -25,7 +25,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+from engine.formats.match_id import shortened
+
 QUEUED, RUNNING, DONE, CANCELLED, FAILED = "queued", "running", "done", "cancelled", "failed"
+MAX_ERROR = 300
+"""Characters of a failed job's error line at most (its message's first line, cut: as app.py's refusals)."""
 FINISHED = (DONE, CANCELLED, FAILED)
 
 
@@ -97,7 +101,7 @@ class Jobs:
         except KeyboardInterrupt as stopped:  # cancelled before any result was worth keeping
             job.status, job.error = CANCELLED, str(stopped) or "cancelled"
         except Exception as err:  # noqa: BLE001 - a job's failure is reported, never raised in the server
-            job.status, job.error = FAILED, (str(err).splitlines() or [type(err).__name__])[0]
+            job.status, job.error = FAILED, shortened((str(err).splitlines() or [type(err).__name__])[0], MAX_ERROR)
         finally:
             del work
             job.finished = time.time()

@@ -122,7 +122,7 @@ class Table:
             if action == "double":
                 self.say(f"you double to {self.state.cube * 2}")
             self.state = ANSWERS[action](self.state, HUMAN)
-            if action in ("take", "drop", "beaver"):
+            if action in ("take", "drop", "beaver", "accept", "reject"):  # accept, reject: the bot's resignation
                 self.say(f"you {action}")
         else:
             raise g.RuleError(f"unknown action {action!r}: say one of roll, {', '.join(ANSWERS)}, resign, next")

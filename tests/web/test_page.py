@@ -1,8 +1,8 @@
 """The page in a real headless browser (Debian's chromium through its chromedriver, driven by Selenium):
-it loads, a pasted ID gets its ranked plays with the best drawn on the board, and a few plays of a game
-against the bot are made by clicking checkers. Skipped when selenium, chromium or chromedriver is missing
-(.ci/run installs them). With NARDIBOT_SCREENSHOTS=DIR the screenshots are also saved there (docs/ keeps
-the ones the README shows)."""
+it loads, a pasted ID gets its ranked plays with the best drawn on the board, a few plays of a game
+against the bot are made by clicking checkers, and a failed request shows its one line in a banner.
+Skipped when selenium, chromium or chromedriver is missing (.ci/run installs them). With
+NARDIBOT_SCREENSHOTS=DIR the screenshots are also saved there (docs/ keeps the ones the README shows)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -34,6 +35,7 @@ def browser():
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1500,1000"):
         options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, for uncaught errors
     driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(60)
     yield driver
@@ -161,3 +163,59 @@ def test_the_openapi_page_renders_with_nothing_fetched_from_elsewhere(browser, l
     fetched = browser.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
     assert any(name.endswith(".js") for name in fetched) and any("/openapi.json" in name for name in fetched)
     assert [name for name in fetched if not name.startswith(live_server)] == []
+
+
+def _banner(driver):
+    """The error banner's text while it is shown, else None."""
+    from selenium.webdriver.common.by import By
+
+    box = driver.find_element(By.ID, "error")
+    return box.text if box.is_displayed() else None
+
+
+def _uncaught(driver) -> list[str]:
+    """Errors the page's scripts left uncaught since the last call (the console's "javascript" entries;
+    Chrome's own "network" lines for refused requests are not errors of the page)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry.get("source") == "javascript"]
+
+
+def test_a_failed_request_shows_its_one_line_in_a_banner(browser, live_server):
+    """A bad ID after a good hint: a visible banner with the server's one line, and the earlier plays
+    and cube line are gone, not left under it as if they were the new position's; a request that gets no
+    answer at all (blocked in the browser) also shows a line in the banner; switching tabs hides the
+    banner; the next good request clears it; nothing is left as an uncaught error in the console."""
+    from selenium.webdriver.common.by import By
+
+    browser.get(live_server + "/")
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#board svg"), what="the first board")
+    _uncaught(browser)
+    browser.find_element(By.ID, "btn-hint").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#plays tbody tr.play-row"), what="the plays")
+    field = browser.find_element(By.ID, "position")
+    field.clear()
+    field.send_keys("4HPwATDgc")
+    browser.find_element(By.ID, "btn-hint").click()
+    shown = wait_for(lambda: _banner(browser), what="the banner")
+    body = json.dumps({"position": "4HPwATDgc", "game": "backgammon", "ply": 0, "dice": [3, 1]}).encode()
+    request = urllib.request.Request(f"{live_server}/api/hint", data=body, headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request)
+    assert shown == json.loads(refused.value.read())["error"] and "\n" not in shown
+    assert browser.find_elements(By.CSS_SELECTOR, "#plays tbody tr") == []  # no stale plays under the error
+    assert browser.find_element(By.ID, "cube-decision").text == ""
+    browser.find_element(By.ID, "tab-play").click()
+    assert _banner(browser) is None  # the error was the other panel's
+    browser.find_element(By.ID, "tab-analyse").click()
+    browser.execute_cdp_cmd("Network.enable", {})
+    browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/api/cube*"]})
+    try:
+        browser.find_element(By.ID, "btn-cube").click()
+        assert "no answer from the server" in wait_for(lambda: _banner(browser), what="the banner of no answer")
+    finally:
+        browser.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+    field.clear()
+    field.send_keys("4HPwATDgc/ABMA")
+    browser.find_element(By.ID, "btn-hint").click()
+    wait_for(lambda: browser.find_elements(By.CSS_SELECTOR, "#plays tbody tr.play-row"), what="the plays again")
+    assert _banner(browser) is None
+    assert _uncaught(browser) == []

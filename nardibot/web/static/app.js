@@ -11,15 +11,28 @@ const analysis = {position: null, answer: null};
 const table = {state: null, steps: [], source: null, logLength: 0, busy: false};  // busy: a step is on its way
 window.nardibot = {analysis, table};  // for tests and curious users
 
+// Every request goes through api(): a refusal throws the server's one line ({"error": ...}), a request
+// that gets no answer (the server stopped, the network down) throws a line that says so; guarded() shows
+// what was thrown in the banner (#error), which the next action, or a change of tab, takes away.
 async function api(method, path, body) {
   const options = {method, headers: {}};
   if (body !== undefined) {
     options.headers["Content-Type"] = "application/json";
     options.body = JSON.stringify(body);
   }
-  const response = await fetch(path, options);
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {
+    throw new Error("no answer from the server (is nardibot web still running?)");
+  }
   const type = response.headers.get("content-type") || "";
-  const data = type.includes("json") ? await response.json() : await response.text();
+  let data;
+  try {
+    data = type.includes("json") ? await response.json() : await response.text();
+  } catch (error) {
+    throw new Error(`HTTP ${response.status}: the answer could not be read`);
+  }
   if (!response.ok) throw new Error((data && data.error) || `HTTP ${response.status}`);
   return data;
 }
@@ -27,7 +40,7 @@ async function api(method, path, body) {
 function showError(error) {
   const box = $("error");
   box.hidden = !error;
-  box.textContent = error ? (error.message || String(error)) : "";
+  box.textContent = error ? String(error.message || error).split("\n")[0] : "";
 }
 
 async function guarded(work) {
@@ -98,7 +111,14 @@ async function showBoard(play, dice) {
   draw($("board"), await api("POST", "/api/board", body), editClick);
 }
 
+function clearResults() {  // before each question: a failed one leaves no answer of the one before
+  analysis.answer = null;
+  $("cube-decision").textContent = "";
+  $("plays").tBodies[0].innerHTML = "";
+}
+
 async function loadPosition() {
+  clearResults();
   const answer = await api("POST", "/api/evaluate", {position: $("position").value.trim(), game: $("game").value});
   analysis.position = answer.position;
   const e = answer.evaluation;
@@ -108,6 +128,7 @@ async function loadPosition() {
 }
 
 async function hint() {
+  clearResults();
   const answer = await api("POST", "/api/hint", request({ply: Number($("ply").value)}));
   analysis.answer = answer;
   analysis.position = answer.position;
@@ -147,6 +168,7 @@ function showCube(answer) {
 }
 
 async function cube() {
+  clearResults();
   const answer = await api("POST", "/api/cube", {position: $("position").value.trim(), game: $("game").value,
                                                   ply: Number($("ply").value)});
   analysis.position = answer.position;
@@ -269,7 +291,10 @@ function redrawSteps() {
 
 async function gameHint() {
   const answer = await api("GET", `/api/game/${table.state.id}/hint?ply=${$("ply").value}`);
-  if (answer.plays) {
+  if (answer.resignation) {  // the bot offers to resign: accept or reject
+    const r = answer.resignation;
+    $("game-hint").textContent = `The bot would ${r.advice} (accepting scores you ${r.points} point${r.points === 1 ? "" : "s"}).`;
+  } else if (answer.plays) {
     $("game-hint").textContent = "Bot's choice: " + answer.plays.slice(0, 3)
       .map((p) => `${p.move || "(no play)"} (${(p.mwc ?? p.equity ?? p.cubeless_equity).toFixed(3)})`).join(", ");
   } else {
@@ -289,6 +314,7 @@ function wire() {
   $("dice2").value = "1";
   for (const tab of document.querySelectorAll(".tab")) {
     tab.addEventListener("click", () => {
+      showError(null);  // an error belongs to the panel it came from
       for (const other of document.querySelectorAll(".tab")) other.classList.toggle("active", other === tab);
       for (const panel of document.querySelectorAll(".panel")) panel.hidden = panel.id !== `panel-${tab.dataset.panel}`;
     });
@@ -318,13 +344,22 @@ function wire() {
                                               beavers: money && $("beavers").checked,
                                               automatic_doubles: money ? Number($("automatic-doubles").value) : 0}));
   }));
-  $("btn-undo").addEventListener("click", () => { table.steps = []; table.source = null; redrawSteps(); });
+  $("btn-undo").addEventListener("click", () => {
+    if (!table.state) return;
+    table.steps = [];
+    table.source = null;
+    redrawSteps();
+  });
   $("btn-game-hint").addEventListener("click", () => guarded(gameHint));
   $("btn-move").addEventListener("click", () => guarded(async () => {
     setTable(await tablePost("move", {move: $("move-text").value}));
     $("move-text").value = "";
   }));
 }
+
+// what escapes a handler anyway is shown too, not left in the console
+window.addEventListener("error", (event) => showError(event.error || event.message));
+window.addEventListener("unhandledrejection", (event) => showError(event.reason));
 
 guarded(async () => {
   wire();
