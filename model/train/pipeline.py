@@ -342,7 +342,8 @@ def start(options: argparse.Namespace, command: str) -> Run:
         if options.recipe:
             recipe = load(options.recipe)
             finished = [f["settings"] for f in manifest.finished]
-            if [s.as_dict() for s in recipe.stages[: len(finished)]] != finished:
+            asked = json.loads(json.dumps([s.as_dict() for s in recipe.stages[: len(finished)]]))  # as stored
+            if asked != finished:
                 raise UsageError(f"{recipe.path} changes the stages {folder} has finished; resume without a "
                                  "recipe (the run's own) or start a new --run-dir")
         if recipe.game != manifest.blob["game"]:

@@ -311,6 +311,9 @@ def test_a_bad_recipe_gets_one_line_and_exit_2(tmp_path, capsys, text, says):
 def test_resuming_refuses_a_recipe_that_changes_finished_stages(tmp_path, capsys):
     run, path = tmp_path / "run", recipe(tmp_path, "[recipe]\ngame = \"nardi\"\n" + SELFPLAY.replace("48", "16"))
     assert train_main([str(path), "--run-dir", str(run), "--no-progress", "--workers", "1"]) == 0
+    longer = recipe(tmp_path, path.read_text() + "\n[[stage]]\nname = \"deep\"\nkind = \"deepen\"\n", "longer.toml")
+    assert train_main([str(longer), "--run-dir", str(run), "--resume", "--no-progress"]) == 0  # later stages may change
+    assert [f["name"] for f in manifest(run)["stages"]] == ["td", "deep"]
     changed = recipe(tmp_path, path.read_text().replace("hidden = [16]", "hidden = [32]"), "changed.toml")
     capsys.readouterr()
     assert train_main([str(changed), "--run-dir", str(run), "--resume"]) == 2
