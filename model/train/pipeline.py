@@ -14,7 +14,7 @@ The run folder DIR is the whole state of the run:
 
 ``--resume`` goes on at the first unfinished stage and, inside it, from its last checkpoint (self-play),
 finished label chunk or finished epoch (fit): a kill -9 at any moment loses at most one checkpoint
-interval, one chunk per worker or one epoch. Ctrl-C and SIGTERM stop every stage cleanly (the self-play
+interval, one chunk per worker or one epoch of work, and about a minute of the stage's recorded seconds. Ctrl-C and SIGTERM stop every stage cleanly (the self-play
 run writes its checkpoint, label workers are stopped, a chunk or epoch under way is dropped), the
 seconds are kept and the run exits 130.
 
@@ -39,6 +39,8 @@ from engine.tools.cli import OneLineParser, UsageError
 from model.train.recipe import Recipe, RecipeError, SelfPlaySettings, Stage, load, parse
 
 MANIFEST, RECIPE, NET = "manifest.json", "recipe.toml", "net.safetensors"
+KEEP_SECONDS = 60.0
+"""How often (seconds) the stage under way writes its seconds so far into the manifest."""
 
 
 def build_parser(prog: str = "nardibot train") -> argparse.ArgumentParser:
@@ -93,11 +95,13 @@ class StageLog:
     """One stage's door to the run's TensorBoard: tags under the stage's name, the global step the
     run's seconds so far (every stage and every sitting on one axis)."""
 
-    def __init__(self, writer, stage: str, clock):
-        self.writer, self.stage, self.clock = writer, stage, clock
+    def __init__(self, writer, stage: str, clock, tick=None):
+        self.writer, self.stage, self.clock, self.tick = writer, stage, clock, tick
 
     def add_scalar(self, tag: str, value: float, step=None) -> None:
         self.writer.add_scalar(f"{self.stage}/{tag}", value, int(self.clock()))
+        if self.tick is not None:
+            self.tick()
 
     def add_text(self, tag: str, text: str, step=None) -> None:
         self.writer.add_text(f"{self.stage}/{tag}", text, int(self.clock()))
@@ -293,7 +297,16 @@ class Run:
                     self.manifest.write()
                 print(f"[{number}/{len(stages)}] {stage.name} ({stage.kind})", flush=True)
                 t0, before = time.time(), self.manifest.blob["running"]["seconds"]
-                log = StageLog(self.writer, stage.name, self.clock)
+                written = [t0]
+
+                def tick(t0=t0, before=before, written=written) -> None:  # the stage's seconds, kept a minute
+                    now = time.time()  # at a time, so that a kill -9 loses at most a minute of the record
+                    if now - written[0] >= KEEP_SECONDS:
+                        self.manifest.blob["running"]["seconds"] = before + now - t0
+                        self.manifest.write()
+                        written[0] = now
+
+                log = StageLog(self.writer, stage.name, self.clock, tick)
                 try:
                     state, summary = getattr(self, stage.kind)(stage, log)
                 except (Stopped, KeyboardInterrupt):

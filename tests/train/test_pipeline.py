@@ -285,6 +285,25 @@ games = 2
     assert read(run / "net.safetensors", backend="numpy")["net_config"]["hidden"] == [16]
 
 
+def test_the_stage_under_way_keeps_its_seconds_in_the_manifest_as_it_goes(tmp_path, monkeypatch):
+    """So that a kill -9 loses at most KEEP_SECONDS of a run's recorded hours, not the whole stage's."""
+    monkeypatch.setattr(pipeline, "KEEP_SECONDS", 0.0)
+    seen, write = [], pipeline.Manifest.write
+
+    def recording(self):
+        running = self.blob.get("running") or {}
+        seen.append((running.get("name"), running.get("seconds", 0.0)))
+        write(self)
+
+    monkeypatch.setattr(pipeline.Manifest, "write", recording)
+    run = tmp_path / "run"
+    text = "[recipe]\ngame = \"backgammon\"\n" + SELFPLAY
+    assert pipeline.main([str(recipe(tmp_path, text)), "--run-dir", str(run), "--no-progress", "--workers", "1"]) == 0
+    during = [s for name, s in seen if name == "td"]
+    assert len(during) > 2 and during == sorted(during) and during[-1] > 0
+    assert manifest(run)["stages"][0]["seconds"] >= round(during[-1], 1)
+
+
 BAD = [
     ("[recipe]\ngame = \"chess\"\n" + SELFPLAY, "game must be backgammon or nardi"),
     ("[recipe]\ngame = \"nardi\"\n" + SELFPLAY.replace("games = 48", "games = \"many\""), "games must be int"),
