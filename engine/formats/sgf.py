@@ -36,7 +36,11 @@ Also read and ignored: gnubg's analysis and statistics (``GS``, ``A``, ``DA``, `
 comments, dates and event properties; ``DI``/``PL`` nodes (dice set up without a play). Games set up
 from another position (``AB``/``AW``/``AE``, ``CV``/``CP`` nodes) cannot be records and are refused.
 Variations: the main line (each node's first child) is the game, as gnubg reads it. Trees that are
-not backgammon (``GM`` other than 6) are skipped. Every error is a FormatError with one line.
+not backgammon (``GM`` other than 6) are skipped. Every error is a FormatError with one short line
+(a long or many-line bad value is shown by its start); every number the reader takes (``MI``'s length
+and scores, ``CV``, ``RE``'s points, ``AutomaticDoubles=N``) is ASCII digits, nine at most. The reader
+walks the text once, keeping its open trees on a list rather than in recursion, so that any nesting
+and any size of value is read in time linear in the text's length.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ import re
 from pathlib import Path
 
 from engine.errors import FormatError
+from engine.formats.match_id import shortened
 from engine.formats.matfile import BEAVER, DOUBLE, DROP, MOVE, TAKE, Action, GameRecord, MatchRecord
 from engine.notation import BAR_POINT, OFF_POINT, read_legs
 
@@ -55,6 +60,21 @@ APPLICATION = "nardibot"
 START = {24: 2, 13: 5, 8: 3, 6: 5}
 """Each side's checkers at the start, by its own point numbers."""
 VARIANTS = ("Nackgammon", "Hypergammon1", "Hypergammon2", "Hypergammon3")
+_WHOLE = re.compile(r"[0-9]{1,9}")
+"""A number of the file: ASCII digits (not every character str.isdigit() takes, which int() may not read,
+nor more than int() reads from text), nine at most, far beyond any score, cube or length."""
+
+
+def _shown(text: str) -> str:
+    """A bad value as an error line shows it: on one line, cut after ECHOED characters (its length said)."""
+    return shortened(" ".join(str(text).split()))
+
+
+def _whole(text: str, what: str) -> int:
+    """The whole number ``text`` (``what`` naming it); FormatError for anything else."""
+    if not _WHOLE.fullmatch(text.strip()):
+        raise FormatError(f"{what} is no whole number (up to nine digits 0-9): {_shown(text)!r}")
+    return int(text)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -208,7 +228,7 @@ def _node(text: str, i: int) -> tuple[dict[str, list[str]], int]:
             value, i = _value(text, i + 1)
             values.append(value)
         if not values:
-            raise FormatError(f".sgf: the property {text[start:i].strip()} has no value ('[...]')")
+            raise FormatError(f".sgf: the property {_shown(text[start:i])} has no value ('[...]')")
         props.setdefault(name, values)
 
 
@@ -259,17 +279,21 @@ def _first(node: dict, name: str, default: str | None = None) -> str | None:
     return values[0] if values else default
 
 
-def _match_info(root: dict) -> dict:
-    """``MI``'s fields (``length``, ``game``, ``ws``, ``bs``) that are whole numbers."""
+MATCH_INFO = ("length", "ws", "bs")
+"""The fields of ``MI`` the reader takes (gnubg also writes ``game``, the game's number, which it ignores)."""
+
+
+def _match_info(root: dict, where: str) -> dict:
+    """``MI``'s fields the reader takes (``length``, ``ws``, ``bs``), each a whole number."""
     out = {}
     for item in root.get("MI", []):
         key, _, value = item.partition(":")
-        if value.strip().isdigit():
-            out[key.strip()] = int(value)
+        if key.strip() in MATCH_INFO:
+            out[key.strip()] = _whole(value, f"{where}: MI[{key.strip()}:...]")
     return out
 
 
-_RESULT = re.compile(r"^([BW])\+(\d+)(R?)$", re.IGNORECASE)
+_RESULT = re.compile(r"^([BW])\+([0-9]{1,9})(R?)$", re.IGNORECASE)
 
 
 def _result(root: dict, where: str) -> tuple[int | None, int]:
@@ -279,7 +303,8 @@ def _result(root: dict, where: str) -> tuple[int | None, int]:
         return None, 0
     found = _RESULT.match(text)
     if not found or int(found.group(2)) < 1:
-        raise FormatError(f"{where}: cannot read the result RE[{text}] (expected W+N or B+N, R for a resignation)")
+        raise FormatError(f"{where}: cannot read the result RE[{_shown(text)}] (expected W+N or B+N, N up to nine "
+                          "digits, R for a resignation)")
     return SIDES.index(found.group(1).upper()), int(found.group(2))
 
 
@@ -317,12 +342,12 @@ def _move(player: int, value: str, board: _Board) -> Action:
     """The MOVE of a node's roll-and-play value, in the step form with hits (board: followed)."""
     found = _PLAY.match(value.strip())
     if not found or len(found.group(3)) % 2 or len(found.group(3)) > 8:
-        raise FormatError(f"cannot read the play {value!r} (two dice, then up to four pairs of letters a..z)")
+        raise FormatError("cannot read the play (two dice, then up to four pairs of letters a..z)")
     letters, words = found.group(3), []
     for k in range(0, len(letters), 2):
         source, dest = _point(player, letters[k]), _point(player, letters[k + 1])
         if source == OFF_POINT or dest == BAR_POINT:
-            raise FormatError(f"cannot read the step {letters[k:k + 2]!r} of {value!r}: 'z' is off, 'y' the bar")
+            raise FormatError(f"cannot read the step {letters[k:k + 2]!r}: 'z' is off, 'y' the bar")
         words.append(f"{source}/{dest}{'*' if board.step(player, source, dest) else ''}")
     return Action(player, MOVE, (int(found.group(1)), int(found.group(2))), " ".join(words))
 
@@ -350,11 +375,9 @@ def _game(nodes: list[dict], number: int, scores: tuple[int, int]) -> GameRecord
     """Game ``number`` (1-based) of a collection; ``scores``: the score before it when ``MI`` says none."""
     where = f".sgf game {number}"
     root = nodes[0]
-    info = _match_info(root)
+    info = _match_info(root, where)
     scores = (info.get("ws", scores[0]), info.get("bs", scores[1]))
-    cube_text = _first(root, "CV", "1").strip()
-    if not cube_text.isdigit():
-        raise FormatError(f"{where}: CV[{cube_text}] is no cube value")
+    cube = _whole(_first(root, "CV", "1"), f"{where}: the cube CV[...]")
     winner, points = _result(root, where)
     board, raw = _Board(), []
     for entry, node in enumerate(nodes[1:], 1):
@@ -370,10 +393,10 @@ def _game(nodes: list[dict], number: int, scores: tuple[int, int]) -> GameRecord
             kind = CUBE_WORDS.get(value.strip().lower())
             raw.append(Action(player, kind) if kind else _move(player, value, board))
         except (FormatError, ValueError) as err:
-            raise FormatError(f"{where}, node {entry} ({side}[{value}]): {err}") from None
+            raise FormatError(f"{where}, node {entry} ({side}[{_shown(value)}]): {err}") from None
     actions = tuple(_actions(raw, where))
     try:
-        return GameRecord(actions, scores, winner, points, int(cube_text))
+        return GameRecord(actions, scores, winner, points, cube)
     except ValueError as err:
         raise FormatError(f"{where}: {err}") from None
 
@@ -386,8 +409,8 @@ def _options(rules: list[str], length: int) -> dict:
         if "Beavers" in rules or "NoBeavers" in rules:
             options["beavers"] = "Beavers" in rules
         limits = [token.partition("=")[2] for token in rules if token.startswith("AutomaticDoubles=")]
-        if limits and limits[0].isdigit():
-            options["automatic_doubles"] = int(limits[0])
+        if limits:
+            options["automatic_doubles"] = _whole(limits[0], ".sgf: RU[AutomaticDoubles=...]")
     return options
 
 
@@ -398,7 +421,7 @@ def read_sgf_text(text: str) -> MatchRecord:
     if not games:
         raise FormatError(".sgf: no backgammon game (GM[6]) in the file")
     root = games[0][0]
-    length = _match_info(root).get("length", 0)
+    length = _match_info(root, ".sgf game 1").get("length", 0)
     rules = (_first(root, "RU") or "").split(":")
     variant = next((token for token in rules if token in VARIANTS), None)
     if variant:
@@ -406,7 +429,7 @@ def read_sgf_text(text: str) -> MatchRecord:
     names = (_first(root, "PW", "player0"), _first(root, "PB", "player1"))
     records, scores = [], [0, 0]
     for number, nodes in enumerate(games, 1):
-        other = _match_info(nodes[0]).get("length", 0)
+        other = _match_info(nodes[0], f".sgf game {number}").get("length", 0)
         if other != length:
             raise FormatError(f".sgf game {number}: a {other}-point game in a {length}-point match")
         game = _game(nodes, number, tuple(scores))

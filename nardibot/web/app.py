@@ -10,7 +10,9 @@
     POST     /api/game      a game or match against the bot -> the table; GET /api/game/{id};
                             POST /api/game/{id}/action {"action"}, /move {"steps"|"move"};
                             GET /api/game/{id}/hint?ply= the bot's advice for your decision (hint's
-                            JSON; {"resignation": {...}} for the bot's offer to resign)
+                            JSON; {"resignation": {...}} for the bot's offer to resign);
+                            GET /api/game/{id}/record?format=sgf|mat the games so far as a file
+                            (gnubg's .sgf, the default, or Jellyfish .mat; backgammon)
     POST     /api/analyse   a .mat or .sgf file in the body (?ply=0..2) -> nardibot analyse --json's answer
     GET      /              the page; /static/... its files; /docs the OpenAPI page (Swagger UI, its
                             script and style served from here: the fastapi-offline package),
@@ -51,12 +53,13 @@ from starlette.exceptions import HTTPException
 
 from engine import game as g
 from engine.formats.match_id import quoted
+from engine.formats.matchfiles import MAT_SUFFIX, SGF_SUFFIX, match_file
 from engine.formats.svg import click_regions, svg_board
 from model.bot import Bot
 from model.service import match_review
 from model.service.game_turn import resignation_advice
 from model.service.hint import NO_CUBE, HintSettings, cube_hint, evaluation, hint
-from model.service.query import Query, cube_json, cube_view_of, picture_state, query_from_object
+from model.service.query import Query, cube_json, cube_view_of, money_rules, picture_state, query_from_object
 from model.service.rollout_answer import check_rollout, plan_rollout
 from model.service.rollout_settings import RolloutSettings
 from nardibot.web.batch import WAIT, NetBatcher
@@ -121,6 +124,11 @@ class BotShelf:
             return (self._bots if batched else self._raw)[game]
 
 
+RECORD_TYPES = {SGF_SUFFIX: "application/x-go-sgf", MAT_SUFFIX: "text/plain; charset=us-ascii"}
+"""The Content-Type of a game's record: SGF's customary type (the SGF pages at red-bean.com name it; gnubg's
+files are SGF with GM[6]), and plain ASCII text for a .mat file."""
+
+
 # ---------------------------------------------------------------------------------------------------
 # requests
 
@@ -162,8 +170,10 @@ class NewGameIn(BaseModel):
     game: Game = "backgammon"
     match_length: int = Field(0, ge=0, le=25, description="0: money play")
     cube: bool = True
-    jacoby: bool = Field(False, description="money play: gammons count single while the cube is centred")
-    beavers: bool = Field(False, description="money play: a doubled side may redouble at once, keeping the cube")
+    jacoby: bool | None = Field(None, description="money play: gammons count single while the cube is centred "
+                                                  "(default: on in a backgammon money game with the cube, as play)")
+    beavers: bool | None = Field(None, description="money play: a doubled side may redouble at once, keeping the "
+                                                   "cube (default: on in a backgammon money game with the cube, as play)")
     automatic_doubles: int = Field(0, ge=0, le=6, description="money play: opening ties double the cube, at most N times")
     seed: int | None = Field(None, ge=0, le=2**31 - 1)
 
@@ -388,8 +398,10 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
     @app.post("/api/game", summary="A game or match against the bot")
     def new_game(req: NewGameIn) -> dict:
         try:  # the rules refuse options that do not go together (Jacoby in a match, a cube in nardi...)
-            rules = g.Rules(game=req.game, match_length=req.match_length, cube=req.cube and req.game == "backgammon",
-                            jacoby=req.jacoby, beavers=req.beavers, automatic_doubles=req.automatic_doubles)
+            cube = req.cube and req.game == "backgammon"
+            money = money_rules(req.game, req.match_length, cube, req.jacoby, req.beavers)  # play's defaults
+            rules = g.Rules(game=req.game, match_length=req.match_length, cube=cube,
+                            automatic_doubles=req.automatic_doubles, **money)
         except g.RuleError as e:
             raise ApiError(400, str(e)) from None
         table = tables.add(Table(shelf.get(req.game), rules, req.seed))
@@ -438,6 +450,17 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
             dice = None if state.phase is not g.Phase.MOVE else np.array(state.dice)
             query = Query(state.game, state.position, match_info(state), dice)
             return hint(table.bot, query, HintSettings(ply=ply))
+
+    @app.get("/api/game/{table_id}/record", response_class=Response,
+             summary="The games so far as a match file: gnubg's .sgf (default) or Jellyfish .mat (backgammon)",
+             responses={200: {"content": {media: {} for media in RECORD_TYPES.values()}}})
+    def game_record(table_id: str, format: Literal["sgf", "mat"] = "sgf") -> Response:
+        table = table_of(table_id)
+        with table.lock:
+            record = table.record()
+        suffix = f".{format}"
+        return Response(match_file(record, suffix), media_type=RECORD_TYPES[suffix], headers={
+            "Content-Disposition": f'attachment; filename="nardibot-{table.id}{suffix}"'})
 
     # -- match analysis ---------------------------------------------------------------------------
 

@@ -12,7 +12,8 @@ destination) steps clicked so far in the person's numbers (engine.notation.parti
 where they stand), and commits the play once they complete a legal one; ``move(text=...)`` takes
 the play in notation. ``to_json`` is what the page draws: the board from the person's side as SVG
 (engine/formats/svg.py), whose turn, the dice, cube and score, the actions allowed now and the
-log of what happened.
+log of what happened. ``record()`` is the session so far as a match record (backgammon), which the
+page offers as gnubg's .sgf or a Jellyfish .mat file (``GET /api/game/{id}/record``).
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 
 import numpy as np
 
 from engine import game as g
 from engine.cube_state import CubeOwner
 from engine.formats.match_id import cube_owner_code
+from engine.formats.matfile import GameRecord, MatchRecord, game_record, player_names, rules_options
 from engine.formats.position import MatchInfo, write_json_position
 from engine.formats.svg import svg_board
 from engine.notation import NO_PLAY, format_play, parse_play, partial_play
@@ -47,12 +50,27 @@ class Table:
         self.policy = CubePolicy.for_bot(bot)
         self.match = g.new_match(rules)
         self.rng = np.random.default_rng(seed)
-        self.state: g.GameState | None = None
+        self.records: list[GameRecord] = []  # backgammon: each finished game's record
+        self.trail: list[g.GameState] = []  # backgammon: the states of the game in play, for its record
+        self._state: g.GameState | None = None
         self.log: list[str] = []
         self.bot_offered = False
         self.lock = threading.Lock()  # one request at a time changes a table
         self.touched = time.time()
         self.new_game()
+
+    @property
+    def state(self) -> g.GameState | None:
+        return self._state
+
+    @state.setter
+    def state(self, state: g.GameState) -> None:
+        """Every change of the game passes here: a backgammon game's states are kept for its record,
+        without their legal plays (engine/formats/matfile.py's ``game_record`` reads the actions from
+        consecutive states; the plays would only hold memory)."""
+        self._state = state
+        if state.game == "backgammon":
+            self.trail.append(replace(state, plays=None))
 
     # -- the flow -----------------------------------------------------------------------------------
 
@@ -63,6 +81,7 @@ class Table:
         if self.match.is_crawford:
             self.say("this is the Crawford game: no doubling")
         self.bot_offered = False
+        self.trail = []
         self.state = g.start_game(self.match, self.rng)
         a, b = self.state.opening[-1]
         self.say(f"opening throw: you {a}, bot {b}: {'you start' if self.state.mover == HUMAN else 'the bot starts'}")
@@ -87,6 +106,9 @@ class Table:
         self.say(f"{who} {LEVEL_NAMES[result.game][result.level]} ({result.how}): {result.points} "
                  f"point{'s' * (result.points != 1)}")
         self.match = g.finish_game(self.match, self.state)
+        if self.trail:
+            self.records.append(game_record(self.trail))
+            self.trail = []
         you, bot = self.match.score
         if self.match.is_over:
             self.say(f"{'match' if self.match.length else 'session'} over: you {you}, bot {bot}")
@@ -148,6 +170,16 @@ class Table:
         self.say(f"you roll {a}-{b} and play {move}")
         self.advance()
         return None
+
+    def record(self) -> MatchRecord:
+        """The session so far as a match record (engine/formats/matfile.py), as ``play --mat`` saves one:
+        the person is player 0 ("human"), the bot player 1; the game in play, if any, unfinished; the money
+        options and a game without the cube said. RuleError for long nardi, which no match file holds."""
+        if self.match.rules.game != "backgammon":
+            raise g.RuleError(".sgf and .mat files hold backgammon only: a long-nardi game has no match file")
+        games = [*self.records, *([game_record(self.trail)] if self.trail else [])]
+        return MatchRecord(player_names("human", self.bot.name), self.match.length, tuple(games),
+                           **rules_options(self.match.rules))
 
     # -- what the page shows ------------------------------------------------------------------------
 

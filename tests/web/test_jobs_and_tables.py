@@ -207,7 +207,8 @@ def test_the_bot_rejects_too_small_a_resignation_and_the_person_is_barred_until_
     """A single game offered where the bot expects a backgammon: rejected, said in the log; the game
     goes on, and the person may not offer again before a roll has been played (not offered; asked: a
     400 with the rule's reason)."""
-    table = doomed_client.post("/api/game", json={"match_length": 0, "seed": 5}).json()
+    # without the Jacoby rule (on unless said, as in play): with it, a backgammon with the cube centred is worth a single
+    table = doomed_client.post("/api/game", json={"match_length": 0, "seed": 5, "jacoby": False}).json()
     table = _act(doomed_client, table, "resign", level=1)
     assert table["log"][-1] == "the bot rejects your resignation" and table["phase"] != "over"
     assert "resign" not in table["actions"]
@@ -221,7 +222,7 @@ def test_the_bot_offers_to_resign_and_the_person_answers(doomed_client, answer):
     accept or reject (a hint then advises on that answer), the log says what it would score. Accepted,
     the person wins 3 points; rejected, the log says so and the game goes on, the bot offering no
     more in that game."""
-    table = _until_the_bot_offers(doomed_client, doomed_client.post("/api/game", json={"seed": 8}).json())
+    table = _until_the_bot_offers(doomed_client, doomed_client.post("/api/game", json={"seed": 8, "jacoby": False}).json())
     assert table["actions"] == ["accept", "reject"] and table["to_act"] == "you"
     assert table["log"][-1] == ("the bot offers to resign a backgammon: you would score 3 points "
                                 "(backgammon x cube 1)"), table["log"][-1]

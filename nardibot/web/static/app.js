@@ -240,6 +240,8 @@ function setTable(s) {
     $("game-log").appendChild(item);
   }
   $("game-log").scrollTop = $("game-log").scrollHeight;
+  $("game-files").hidden = s.game !== "backgammon";  // the games so far as a file: backgammon only
+  for (const kind of ["sgf", "mat"]) $(`record-${kind}`).href = `/api/game/${s.id}/record?format=${kind}`;
   const moving = s.phase === "move" && s.to_act === "you";
   $("btn-undo").disabled = !moving;
   $("btn-game-hint").disabled = s.to_act !== "you";
