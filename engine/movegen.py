@@ -22,13 +22,20 @@ Two orders of moves that can only repeat a result are never expanded (both prove
 of ``_non_doubles`` and ``_doubles`` and checked against the scalar reference in the tests): a
 non-double's low-then-high sequences whose high move was already legal at the start, and a double's
 sequences whose sources are not in non-increasing order.
+
+With numba installed, ``legal_plays`` runs engine/movegen_numba.py's kernel instead, which walks the
+same sequences one position at a time and gives the same answer (engine/compiled.py says when); this
+numpy code is the reference.
 """
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from engine.board import BAR, CHECKERS, HEAD, NUM_SLOTS, OFF, OPP_BAR, POINTS, check_game
+from engine.compiled import Kernels, charge_numpy
 from engine.rules import head_limits, heads_left, single_die_moves, six_in_a_row_violations
 
 _HASH = np.array(
@@ -162,6 +169,11 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
         empty = positions.copy(), np.zeros(0, dtype=np.int64)
         return (*empty, np.zeros((0, 4, 2), dtype=np.int8)) if with_steps else empty
     limits = head_limits(game, positions, dice, first_turn)
+    kernel = _kernel()
+    if kernel is not None:
+        children, parent, steps = kernel(positions, dice, limits, game == "nardi")
+        return (children, parent, steps) if with_steps else (children, parent)
+    start = time.perf_counter()
     is_double = dice[:, 0] == dice[:, 1]
     kids, par, trails = [], [], []
     for select, generate in ((~is_double, _non_doubles), (is_double, _doubles)):
@@ -175,9 +187,22 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
     children = np.concatenate(kids)
     parent = np.concatenate(par)
     order = np.argsort(parent, kind="stable")
+    charge_numpy(time.perf_counter() - start)
     if with_steps:
         return _rows(children, order), parent[order], _rows(np.concatenate(trails), order)
     return _rows(children, order), parent[order]
+
+
+def _import_kernel():
+    """engine/movegen_numba.py's generator (the same children in the same order), imported the first
+    time engine/compiled.py's ``numba_due`` says so (never when this module is); until then, or
+    without numba, the numpy code here runs."""
+    from engine.movegen_numba import legal_plays_kernel
+
+    return legal_plays_kernel
+
+
+_kernel = Kernels(_import_kernel)
 
 
 def _with_passes(positions, children, parent, n, trail):

@@ -20,15 +20,21 @@ gnubg's definitions (eval.c, its comments; no code is copied) are followed; wher
 be read one way, the feature's docstring says so. gnubg's contact net divides the checkers off in
 bands of three and its crashed net in bands of five; this encoding uses five for both, and gives
 each half its own side's checkers off (gnubg swapped the two by accident when it trained).
+
+With numba installed, ``contact_inputs``, ``dense_inputs`` and ``race_inputs`` run the kernels of
+model/net/encode_numba.py instead, which give the same float32 bits (engine/compiled.py says when);
+this numpy code is the reference.
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from engine.board import BAR, OPP_BAR, POINTS
+from engine.compiled import Kernels, charge_numpy
 from model.net.contact_hits import BAR_BIT, highest_bit, hit_features
 from model.net.contact_tables import ENTER_LOSS, ESCAPES, ESCAPES_BEYOND, UNITS
 
@@ -401,6 +407,22 @@ def pips_and_contact(s: Sides) -> tuple[np.ndarray, np.ndarray]:
 
 # --- the encodings ------------------------------------------------------------------------------
 
+KERNEL_TABLES = (UNITS, _OFF_BANDS, ESCAPES, ESCAPES_BEYOND, _CONTAINED, _CONTAINED2, _ENTER, _ENTER2,
+                 _BACKBONE, _LOWEST_OF_SIX, _HIGHEST_OF_SIX)
+"""The tables the compiled kernels read (model/net/encode_numba.py), in the order they unpack them."""
+
+
+def _import_kernels():
+    """model/net/encode_numba.py, imported the first time engine/compiled.py's ``numba_due`` says so
+    (never when this module is); until then, or without numba, the numpy code here runs."""
+    from model.net import encode_numba
+
+    return encode_numba
+
+
+_kernels = Kernels(_import_kernels)
+
+
 def both_sides(positions):
     """(own, opp) (2B, 25) int8: row 2r is position r's mover facing its opponent, row 2r+1 the
     opponent facing the mover, so that halves computed per row reshape to (B, 2 x half) for free."""
@@ -413,6 +435,14 @@ def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None, race: b
     into the first 250 columns of ``out`` (B, >= 250) float32 when given (no copy), which is returned.
     ``race``: also write each side's pip count / 100 (mover, opponent) and whether contact remains
     (0/1) into columns 250..252 (feature version 3's last three inputs, model/net/features.py)."""
+    kernels = _kernels()
+    if kernels is not None and (out is None or out.dtype == np.float32):  # the kernels write float32 as such
+        pos = np.ascontiguousarray(positions, dtype=np.int8)
+        if out is None:
+            out = np.empty((len(pos), 2 * HALF_CONTACT + 3 * race), dtype=np.float32)
+        kernels.contact_kernel(pos, out, race, KERNEL_TABLES)
+        return out
+    start = time.perf_counter()
     own, opp = both_sides(positions)
     b = len(own) // 2
     if out is None:
@@ -423,6 +453,7 @@ def contact_inputs(positions: np.ndarray, out: np.ndarray | None = None, race: b
     _write_features(halves[:, :, 100:], sides)
     if race:
         _write_race(out[:, 2 * HALF_CONTACT : 2 * HALF_CONTACT + 3], sides)
+    charge_numpy(time.perf_counter() - start)
     return out
 
 
@@ -431,12 +462,21 @@ def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     the units up (model/net/table_forward.py): (``side_counts`` (B, 2, 25) int8, which the units are
     a function of; (B, 53) float32, the columns 100..124, 225..252 of contact_inputs: the mover's 25
     features, the opponent's, both pip counts / 100 and contact)."""
+    kernels = _kernels()
+    if kernels is not None:
+        pos = np.ascontiguousarray(positions, dtype=np.int8)
+        counts = np.empty((len(pos), 2, 25), dtype=np.int8)
+        dense = np.empty((len(pos), 2 * len(FEATURE_NAMES) + 3), dtype=np.float32)
+        kernels.dense_kernel(pos, counts, dense, KERNEL_TABLES)
+        return counts, dense
+    start = time.perf_counter()
     counts = side_counts(positions)
     b, k = len(counts), len(FEATURE_NAMES)
     dense = np.empty((b, 2 * k + 3), dtype=np.float32)
     sides = prepare(counts.reshape(-1, 25), counts[:, ::-1].reshape(-1, 25))
     _write_features(dense[:, : 2 * k].reshape(b, 2, k), sides)
     _write_race(dense[:, 2 * k :], sides)
+    charge_numpy(time.perf_counter() - start)
     return counts, dense
 
 
@@ -456,6 +496,13 @@ def _write_race(view: np.ndarray, sides: Sides) -> None:
 
 def race_inputs(positions: np.ndarray) -> np.ndarray:
     """(B, 216) float32 inputs of backgammon race positions (B, 28); see the module docstring."""
+    kernels = _kernels()
+    if kernels is not None:
+        pos = np.ascontiguousarray(positions, dtype=np.int8)
+        out = np.empty((len(pos), 2 * HALF_RACE), dtype=np.float32)
+        kernels.race_kernel(pos, out, UNITS)
+        return out
+    start = time.perf_counter()
     own, _ = both_sides(positions)
     n = len(own)
     half = np.zeros((n, HALF_RACE), dtype=np.float32)
@@ -465,6 +512,7 @@ def race_inputs(positions: np.ndarray) -> np.ndarray:
     half[rows, 91 + off[rows]] = 1.0
     half[:, 106] = (own[:, :24] @ (np.arange(24) // 6) + 4 * own[:, 24]) / 10.0
     half[:, 107] = own @ np.arange(1.0, 26.0) / 100.0
+    charge_numpy(time.perf_counter() - start)
     return half.reshape(n // 2, 2 * HALF_RACE)
 
 

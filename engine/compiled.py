@@ -1,0 +1,78 @@
+"""Whether the compiled kernels run: numba, when it is installed (the ``[fast]`` extra).
+
+The numpy code is the reference and what runs without numba. Where numba is installed, the
+per-position work (the backgammon network inputs, model/net/encode_numba.py; the move generator,
+engine/movegen_numba.py) runs as numba kernels that give the same numbers bit for bit
+(tests/net/test_encode_numba.py, tests/engine/test_movegen_numba.py).
+
+numba's import and the loading of its cached kernels cost about 0.6 s of CPU, more than a whole
+0-ply ``nardibot hint``. So a process starts on the numpy path and changes over once the work that
+has kernels has taken ``NARDIBOT_NUMBA_WARMUP`` seconds there (default 0.5; 0: from the first call):
+a single command never imports numba, a server, a rollout or a training run changes over within its
+first second. The answers are the same either way. NARDIBOT_NO_NUMBA=1 keeps every process on numpy.
+Nothing here imports numba; each module with kernels imports them when ``numba_due`` first says so.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from importlib.util import find_spec
+from typing import Any
+
+_forced: bool | None = None  # use_numba's setting; None: decide as above
+_installed: bool | None = None  # numba is installed and not switched off (looked up when first needed)
+_numpy_seconds = 0.0  # seconds spent so far on numpy paths that have kernels
+WARMUP_SECONDS = float(os.environ.get("NARDIBOT_NUMBA_WARMUP", "0.5"))
+
+
+def numba_installed() -> bool:
+    """numba can be imported (without importing it) and NARDIBOT_NO_NUMBA is unset or "0"."""
+    global _installed
+    if _installed is None:
+        _installed = os.environ.get("NARDIBOT_NO_NUMBA", "0") in ("", "0") and find_spec("numba") is not None
+    return _installed
+
+
+def numba_due() -> bool:
+    """Whether the kernels should run now: the warm-up spent, numba installed and not switched off."""
+    if _forced is not None:
+        return _forced
+    return _numpy_seconds >= WARMUP_SECONDS and numba_installed()
+
+
+def charge_numpy(seconds: float) -> None:
+    """Count ``seconds`` of work done on a numpy path that has a kernel towards the warm-up."""
+    global _numpy_seconds
+    _numpy_seconds += seconds
+
+
+def use_numba(flag: bool | None) -> bool | None:
+    """Run the kernels from now on (True, where numba is installed) or never (False); None: decide
+    as the module docstring says. Returns the previous setting, for tests and benchmarks that compare
+    the two paths."""
+    global _forced
+    previous = _forced
+    _forced = None if flag is None else bool(flag) and find_spec("numba") is not None
+    return previous
+
+
+class Kernels:
+    """A module's compiled kernels, imported by ``load`` (a function that imports them and returns
+    what the module calls) the first time they are due; calling it gives them, or None while
+    ``numba_due`` is false or where numba would not import (a numba that does not fit this numpy):
+    the caller then runs its numpy code."""
+
+    def __init__(self, load: Callable[[], Any]):
+        self._load = load
+        self._loaded: Any = None  # False once an import failed
+
+    def __call__(self) -> Any:
+        if not numba_due():
+            return None
+        if self._loaded is None:
+            try:
+                self._loaded = self._load()
+            except ImportError:
+                self._loaded = False
+        return self._loaded or None

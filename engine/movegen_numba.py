@@ -1,0 +1,313 @@
+"""The move generator as a numba kernel, one position at a time: the same children, in the same order.
+
+engine/movegen.py is the reference (its docstrings state the rules of using the roll and the two
+orders of moves it never expands). Its numpy code works a die step at a time on whole batches, which
+costs some 200 us for one position whatever its size; this kernel walks the same sequences per
+position in compiled code. For each position it produces what ``legal_plays`` produces for it: the
+same distinct children in the same order (first occurrence in the numpy generator's order: a
+non-double's high-then-low sequences, then its low-then-high ones, then the one-die fallbacks; a
+double's deepest level, each level expanding its positions in order and each position's sources
+from the lowest up), the same greatest step trail among duplicates, and the pass. The single-die
+rules are those of engine/rules.py (``single_die_moves``, ``six_in_a_row_violations``), restated
+here for one position. tests/engine/test_movegen_numba.py compares the two on thousands of positions
+of both games, every roll.
+
+Only ``legal_plays`` imports this module, when engine/compiled.py's ``numba_due`` says so; the
+kernel is compiled on first use and kept in numba's disk cache.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from engine.board import BAR, HEAD, NUM_SLOTS, OFF, OPP_BAR, OPP_OFF
+from engine.rules import _OPPONENT_PATH
+
+_LEVEL_CAPACITY = (1, 25, 325, 2925, 20475)  # non-increasing source sequences of 0..4 moves over 25 slots
+_NON_DOUBLE_CAPACITY = 2 * 25 * 25  # both orders of two dice
+
+
+@njit(cache=True)
+def _sources(p, die, head_left, nardi, top, excluded, out):
+    """engine/rules.py ``single_die_moves`` for one position ``p`` (28,) and die: write the source slots
+    (at most ``top``, not ``excluded``) from which a checker may legally move into ``out``, lowest
+    first; return how many."""
+    home = True  # all_home: no mover checker on points 7..24 or the bar
+    for s in range(6, 25):
+        if p[s] > 0:
+            home = False
+            break
+    highest = 0  # highest_point
+    for s in range(24, -1, -1):
+        if p[s] > 0:
+            highest = s + 1
+            break
+    bar_first = not nardi and p[BAR] > 0
+    lowest_open = 0 if nardi else -1  # open_landing
+    n = 0
+    for s in range(top + 1):
+        if p[s] <= 0 or excluded[s] or (bar_first and s < 24) or (nardi and s == HEAD and head_left <= 0):
+            continue
+        dest = s + 1 - die
+        if dest >= 1:
+            if p[dest - 1] < lowest_open:
+                continue
+        elif not (home and (dest == 0 or s + 1 == highest)):  # may_bear_off
+            continue
+        out[n] = s
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def _copy(target, source):
+    """``target[:] = source`` for a position (28,), as a plain loop (numba's generic array assignment
+    costs seconds of compile time for nothing here)."""
+    for k in range(NUM_SLOTS):
+        target[k] = source[k]
+
+
+@njit(cache=True)
+def _copy_trail(target, source):
+    for k in range(4):
+        target[k, 0], target[k, 1] = source[k, 0], source[k, 1]
+
+
+@njit(cache=True)
+def _clear(trail):
+    for k in range(4):
+        trail[k, 0] = trail[k, 1] = 0
+
+
+@njit(cache=True)
+def _apply(p, s, die, nardi, child):
+    """movegen._step for one move: ``child`` = ``p`` with a checker moved ``die`` from slot ``s``."""
+    _copy(child, p)
+    child[s] -= 1
+    dest = s + 1 - die
+    at = dest - 1 if dest >= 1 else OFF
+    if not nardi and child[at] == -1:  # a hit: the opponent's blot goes to its bar
+        child[at] = 1
+        child[OPP_BAR] += 1
+    else:
+        child[at] += 1
+
+
+@njit(cache=True)
+def _final_ok(p, nardi):
+    """Not ``six_in_a_row_violations``: always in backgammon; in long nardi no six held points in a
+    row along the opponent's way unless an opponent checker is past them."""
+    if not nardi:
+        return True
+    furthest = 24 if p[OPP_OFF] > 0 else -1
+    if furthest < 0:
+        for j in range(23, -1, -1):
+            if p[_OPPONENT_PATH[j]] < 0:
+                furthest = j
+                break
+    run = 0
+    for j in range(24):
+        run = run + 1 if p[_OPPONENT_PATH[j]] > 0 else 0
+        if run >= 6 and furthest <= j:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _greater(a, b):
+    """Whether step trail ``a`` (4, 2) is greater than ``b``: step by step, die first, then source."""
+    for k in range(4):
+        if a[k, 1] != b[k, 1]:
+            return a[k, 1] > b[k, 1]
+        if a[k, 0] != b[k, 0]:
+            return a[k, 0] > b[k, 0]
+    return False
+
+
+@njit(cache=True)
+def _hash(row):
+    h = np.uint64(14695981039346656037)
+    for v in row:
+        h = (h ^ np.uint64(v & 0xFF)) * np.uint64(1099511628211)
+    return h
+
+
+@njit(cache=True)
+def _distinct(cands, trails, ok, m, table, kids, kid_steps):
+    """movegen._dedupe for one position: write the distinct candidates among ``cands[:m]`` where
+    ``ok`` into ``kids`` (the first occurrence of each, in order) and ``kid_steps`` (the greatest
+    trail among its duplicates); return how many. An open-addressing table of row indices, each
+    hash match compared in full."""
+    size = 16
+    while size < 2 * m:
+        size *= 2
+    mask = np.uint64(size - 1)
+    for k in range(size):
+        table[k] = -1
+    n = 0
+    for i in range(m):
+        if not ok[i]:
+            continue
+        slot = _hash(cands[i]) & mask
+        while True:
+            j = table[slot]
+            if j < 0:
+                table[slot] = n
+                _copy(kids[n], cands[i])
+                _copy_trail(kid_steps[n], trails[i])
+                n += 1
+                break
+            same = True
+            for k in range(NUM_SLOTS):
+                if kids[j, k] != cands[i, k]:
+                    same = False
+                    break
+            if same:
+                if _greater(trails[i], kid_steps[j]):
+                    _copy_trail(kid_steps[j], trails[i])
+                break
+            slot = (slot + np.uint64(1)) & mask
+    return n
+
+
+@njit(cache=True)
+def _non_double(p, high, low, limit, nardi, work, kids, kid_steps):
+    """movegen._non_doubles for one position: its children into ``kids``, ``kid_steps``; how many
+    (0: no legal play)."""
+    (one, one_trails, one_high, cands, trails, ok, src, src2, excluded, none, table) = work
+    heads = p[HEAD]
+    m = 0  # two-dice candidates: high then low, then low then high where the high move is new
+    ones = 0  # one-die children: the high die's, then the low die's
+    for k in range(25):
+        excluded[k] = False
+    for order in range(2):
+        first, second = (high, low) if order == 0 else (low, high)
+        k = _sources(p, first, limit, nardi, 24, none, src)
+        for a in range(k):
+            s = src[a]
+            _apply(p, s, first, nardi, one[ones])
+            _clear(one_trails[ones])
+            one_trails[ones, 0, 0], one_trails[ones, 0, 1] = s + 1, first
+            one_high[ones] = order == 0
+            kid = one[ones]
+            left = limit - (heads - kid[HEAD])
+            k2 = _sources(kid, second, left, nardi, 24, excluded, src2)
+            for b in range(k2):
+                _apply(kid, src2[b], second, nardi, cands[m])
+                _copy_trail(trails[m], one_trails[ones])
+                trails[m, 1, 0], trails[m, 1, 1] = src2[b] + 1, second
+                ok[m] = _final_ok(cands[m], nardi)
+                m += 1
+            ones += 1
+        if order == 0:
+            for a in range(k):
+                excluded[src[a]] = True  # high_at_start: low then high skips these sources
+    found = _distinct(cands, trails, ok, m, table, kids, kid_steps)
+    if found:
+        return found
+    any_high = False  # one die: the higher one where it can be played
+    for i in range(ones):
+        ok[i] = _final_ok(one[i], nardi)
+        any_high |= ok[i] and one_high[i]
+    for i in range(ones):
+        ok[i] &= one_high[i] or not any_high
+    return _distinct(one, one_trails, ok, ones, table, kids, kid_steps)
+
+
+_LEVEL_START = np.cumsum(np.array((0,) + _LEVEL_CAPACITY))  # rows of each level in the level arrays
+
+
+@njit(cache=True)
+def _double(p, die, limit, nardi, levels, work, kids, kid_steps):
+    """movegen._doubles for one position: its children into ``kids``, ``kid_steps``; how many (0: no
+    legal play). ``levels`` holds the positions after 0..4 moves, level d from row _LEVEL_START[d]."""
+    (_, _, _, _, _, ok, src, _, _, none, table) = work
+    level_kids, level_tops, level_trails = levels
+    heads = p[HEAD]
+    _copy(level_kids[0], p)
+    level_tops[0] = 24
+    _clear(level_trails[0])
+    size = 1
+    best = best_size = 0
+    for depth in range(1, 5):
+        at, to = _LEVEL_START[depth - 1], _LEVEL_START[depth]
+        m = 0
+        for i in range(at, at + size):
+            kid = level_kids[i]
+            left = limit - (heads - kid[HEAD])
+            k = _sources(kid, die, left, nardi, level_tops[i], none, src)
+            for a in range(k):
+                _apply(kid, src[a], die, nardi, level_kids[to + m])
+                level_tops[to + m] = src[a]
+                _copy_trail(level_trails[to + m], level_trails[i])
+                level_trails[to + m, depth - 1, 0], level_trails[to + m, depth - 1, 1] = src[a] + 1, die
+                m += 1
+        if m == 0:
+            break
+        for i in range(m):
+            if _final_ok(level_kids[to + i], nardi):
+                best, best_size = depth, m
+                break
+        size = m
+    if best == 0:
+        return 0
+    at = _LEVEL_START[best]
+    finals, final_trails = level_kids[at : at + best_size], level_trails[at : at + best_size]
+    for i in range(best_size):
+        ok[i] = _final_ok(finals[i], nardi)
+    return _distinct(finals, final_trails, ok, best_size, table, kids, kid_steps)
+
+
+@njit(cache=True)
+def _grown(children, parents, steps, n, size):
+    """New output arrays of ``size`` rows holding the first ``n`` rows of the old ones."""
+    new_children = np.empty((size, NUM_SLOTS), dtype=np.int8)
+    new_parents = np.empty(size, dtype=np.int64)
+    new_steps = np.empty((size, 4, 2), dtype=np.int8)
+    for i in range(n):
+        _copy(new_children[i], children[i])
+        new_parents[i] = parents[i]
+        _copy_trail(new_steps[i], steps[i])
+    return new_children, new_parents, new_steps
+
+
+@njit(cache=True)
+def legal_plays_kernel(positions, dice, limits, nardi):
+    """``legal_plays(game, positions, dice, first_turn, with_steps=True)`` of positions (B, 28) int8,
+    dice (B, 2) int64 and the head limits (B,) of engine/rules.py ``head_limits``: (children (N, 28)
+    int8, parent (N,) int64, steps (N, 4, 2) int8)."""
+    b = positions.shape[0]
+    children = np.empty((max(16, 32 * b), NUM_SLOTS), dtype=np.int8)
+    parents = np.empty(children.shape[0], dtype=np.int64)
+    steps = np.empty((children.shape[0], 4, 2), dtype=np.int8)
+    n = 0
+    work = (np.empty((50, NUM_SLOTS), dtype=np.int8), np.empty((50, 4, 2), dtype=np.int8), np.empty(50, dtype=np.bool_),
+            np.empty((_NON_DOUBLE_CAPACITY, NUM_SLOTS), dtype=np.int8),
+            np.empty((_NON_DOUBLE_CAPACITY, 4, 2), dtype=np.int8), np.empty(_LEVEL_CAPACITY[4], dtype=np.bool_),
+            np.empty(25, dtype=np.int64), np.empty(25, dtype=np.int64), np.zeros(25, dtype=np.bool_),
+            np.zeros(25, dtype=np.bool_), np.empty(65536, dtype=np.int64))
+    rows = _LEVEL_START[-1]
+    levels = (np.empty((rows, NUM_SLOTS), dtype=np.int8), np.empty(rows, dtype=np.int64),
+              np.empty((rows, 4, 2), dtype=np.int8))
+    kids = np.empty((_LEVEL_CAPACITY[4], NUM_SLOTS), dtype=np.int8)
+    kid_steps = np.empty((_LEVEL_CAPACITY[4], 4, 2), dtype=np.int8)
+    for r in range(b):
+        p = positions[r]
+        high, low = max(dice[r, 0], dice[r, 1]), min(dice[r, 0], dice[r, 1])
+        if high == low:
+            count = _double(p, high, limits[r], nardi, levels, work, kids, kid_steps)
+        else:
+            count = _non_double(p, high, low, limits[r], nardi, work, kids, kid_steps)
+        if count == 0:  # no legal play: the turn passes
+            _copy(kids[0], p)
+            _clear(kid_steps[0])
+            count = 1
+        if n + count > children.shape[0]:
+            children, parents, steps = _grown(children, parents, steps, n, max(2 * children.shape[0], n + count))
+        for i in range(count):
+            _copy(children[n + i], kids[i])
+            parents[n + i] = r
+            _copy_trail(steps[n + i], kid_steps[i])
+        n += count
+    return _grown(children, parents, steps, n, n)

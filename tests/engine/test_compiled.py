@@ -1,0 +1,66 @@
+"""When the compiled kernels run (engine/compiled.py): not in a short command, after the warm-up in a
+long one, from the first call with NARDIBOT_NUMBA_WARMUP=0, never with NARDIBOT_NO_NUMBA=1; and the
+answer is the same whichever path ran."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import compiled
+
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parents[2]
+CHOOSE = """
+import json, sys
+from model import Bot
+bot = Bot.load()
+move = bot.choose("4HPwATDgc/ABMA", [3, 1])["move"]
+plays = [p["move"] for p in bot.rank("4HPwATDgc/ABMA", "43")]
+print(json.dumps({"numba": "numba" in sys.modules, "move": move, "plays": plays}))
+"""
+
+
+def run_choose(**env) -> dict:
+    """A fresh process asks the shipped bot for a play and a ranking; whether it imported numba."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("NARDIBOT_NUMBA") and k != "NARDIBOT_NO_NUMBA"}
+    done = subprocess.run([sys.executable, "-c", CHOOSE], cwd=ROOT, env={**clean, "PYTHONPATH": str(ROOT), **env},
+                          capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_a_short_command_stays_on_numpy_and_the_answers_agree():
+    """A couple of evaluations do not import numba (its import would cost more than they take);
+    with the warm-up at 0 the kernels run from the first call, and give the same plays; with
+    NARDIBOT_NO_NUMBA=1 numba is never imported."""
+    short = run_choose()
+    eager = run_choose(NARDIBOT_NUMBA_WARMUP="0")
+    off = run_choose(NARDIBOT_NUMBA_WARMUP="0", NARDIBOT_NO_NUMBA="1")
+    assert not short["numba"] and eager["numba"] and not off["numba"]
+    assert short["move"] == eager["move"] == off["move"] and short["plays"] == eager["plays"] == off["plays"]
+
+
+def test_the_kernels_are_due_once_the_warm_up_is_spent(monkeypatch):
+    """numba_due turns true when the numpy paths have spent the warm-up, not before; use_numba
+    overrides it both ways."""
+    monkeypatch.setattr(compiled, "_forced", None)
+    monkeypatch.setattr(compiled, "_installed", None)
+    monkeypatch.setattr(compiled, "_numpy_seconds", 0.0)
+    monkeypatch.setattr(compiled, "WARMUP_SECONDS", 0.5)
+    monkeypatch.delenv("NARDIBOT_NO_NUMBA", raising=False)
+    assert not compiled.numba_due()
+    compiled.charge_numpy(0.3)
+    assert not compiled.numba_due()
+    compiled.charge_numpy(0.3)
+    assert compiled.numba_due()
+    assert compiled.use_numba(False) is None and not compiled.numba_due()
+    assert compiled.use_numba(None) is False and compiled.numba_due()
+    monkeypatch.setattr(compiled, "_installed", None)
+    monkeypatch.setenv("NARDIBOT_NO_NUMBA", "1")
+    assert not compiled.numba_due()
