@@ -1,4 +1,4 @@
-"""Speed at equal cores beside GNU Backgammon, in one run: the whole table of issue 42.
+"""Speed at equal cores beside GNU Backgammon, in one run: the table of docs/benchmarking.md, "Speed at equal cores".
 
     python scripts/bench_vs_gnubg.py [--rounds 5] [--all] [--json FILE]
     python scripts/bench_vs_gnubg.py --quick          # a smoke test: every row, tiny sizes, one round
