@@ -2,13 +2,13 @@
 
 pyproject.toml holds everything else. The programs read some files at run time that live in top-level
 folders of the checkout, outside the packages (the shipped nets in checkpoints/, the benchmark
-positions in benchmarks/); a wheel can only install packages, so ``build_py`` copies each folder's
+positions in benchmarks/, the training recipes in recipes/); a wheel can only install packages, so ``build_py`` copies each folder's
 files into the model package as model/shipped/<folder>/, where model/net/shipped_files.py finds them
 once installed. The same files are listed as sources, so the sdist carries them too and a wheel built
 from the sdist is the same. A folder with none of its files is an error, never a wheel without nets.
 
-To ship another top-level folder (recipes/*.toml, say), add it to ``SHIPPED`` and read it through
-``model.net.shipped_files.shipped_folder("recipes")``.
+To ship another top-level folder, add it to ``SHIPPED`` and read it through
+``model.net.shipped_files.shipped_folder(NAME)``, as model/train/recipe.py reads recipes/.
 """
 
 from __future__ import annotations

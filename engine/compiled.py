@@ -23,7 +23,18 @@ from typing import Any
 _forced: bool | None = None  # use_numba's setting; None: decide as above
 _installed: bool | None = None  # numba is installed and not switched off (looked up when first needed)
 _numpy_seconds = 0.0  # seconds spent so far on numpy paths that have kernels
-WARMUP_SECONDS = float(os.environ.get("NARDIBOT_NUMBA_WARMUP", "0.5"))
+
+
+def _warmup_seconds(text: str | None) -> float:
+    """NARDIBOT_NUMBA_WARMUP as seconds: 0.5 when unset or not a number of 0 or more."""
+    try:
+        value = float(text if text is not None else "0.5")
+    except ValueError:
+        return 0.5
+    return value if value >= 0 else 0.5
+
+
+WARMUP_SECONDS = _warmup_seconds(os.environ.get("NARDIBOT_NUMBA_WARMUP"))
 
 
 def numba_installed() -> bool:

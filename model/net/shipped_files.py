@@ -1,7 +1,8 @@
 """Where the files shipped beside the code are, in a checkout and in an installed wheel.
 
-A checkout keeps them in top-level folders next to the packages: checkpoints/ (the shipped nets) and
-benchmarks/ (the checker-play positions of ``nardibot benchmark``). The wheel carries the same files
+A checkout keeps them in top-level folders next to the packages: checkpoints/ (the shipped nets),
+benchmarks/ (the checker-play positions of ``nardibot benchmark``) and recipes/ (the training recipes
+``nardibot train NAME`` finds by name). The wheel carries the same files
 inside the model package, as model/shipped/<folder>/ (setup.py's ``SHIPPED`` maps them there), since
 a wheel may only install packages. ``shipped_folder`` looks for the installed copy first, then the
 checkout's folder; both are found from this file's own place, so any working directory will do, and

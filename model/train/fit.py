@@ -20,6 +20,7 @@ finished epoch, drawing the same minibatches as an unbroken fit would.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -111,7 +112,11 @@ def fit(state: Path, folders: dict[str, Path], settings: FitSettings, work: Path
         learner.gen.set_state(blob["train_state"]["fit_generator"])
     own = {k: v for k, v in (blob.get("train_state") or {}).items() if not k.startswith("fit_")}
 
-    first, last = {}, {}  # each held-out stage's (squared error, choice error or None): before, after
+    # each held-out stage's (squared error, choice error or None) before the fit (kept in fit.pt, so that a
+    # resumed fit's summary starts from the same place) and after its last epoch
+    first = {k: tuple(v) for k, v in json.loads((blob.get("train_state") or {}).get("fit_first", "{}")).items()} \
+        if done else {}
+    last = {}
 
     def score(tag: str, epoch: int) -> None:
         for name, held, total, chunks in tests:
@@ -154,7 +159,8 @@ def fit(state: Path, folders: dict[str, Path], settings: FitSettings, work: Path
         if scalar:
             scalar("fit_loss", loss)
         save(progress, net, games=blob["games"], optimizer=learner.opt,
-             train_state={**own, "fit_epochs_done": epoch, "fit_generator": learner.gen.get_state()},
+             train_state={**own, "fit_epochs_done": epoch, "fit_generator": learner.gen.get_state(),
+                          "fit_first": json.dumps(first)},
              args=blob["args"], made_by=blob.get("made_by"))
         score(f"epoch {epoch} (training loss {loss:.5f})", epoch)
     bar.close()

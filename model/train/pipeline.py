@@ -69,9 +69,12 @@ class Manifest:
     @classmethod
     def read(cls, folder: Path) -> Manifest:
         try:
-            return cls(folder, json.loads((folder / MANIFEST).read_text()))
+            blob = json.loads((folder / MANIFEST).read_text())
         except (OSError, ValueError) as e:
             raise UsageError(f"{folder / MANIFEST}: cannot read the run's manifest: {e}") from None
+        if not (isinstance(blob, dict) and isinstance(blob.get("game"), str) and isinstance(blob.get("stages"), list)):
+            raise UsageError(f"{folder / MANIFEST}: not a recipe run's manifest (no game or stages)")
+        return cls(folder, blob)
 
     def write(self) -> None:
         tmp = self.folder / (MANIFEST + ".tmp")
@@ -149,7 +152,8 @@ class Run:
                 start = int(read(self.manifest.state)["games"])
                 shutil.copyfile(self.manifest.state, work / "last.pt.tmp")
                 os.replace(work / "last.pt.tmp", work / "last.pt")
-            marker.write_text(json.dumps({"start_games": start}))
+            (work / "stage.json.tmp").write_text(json.dumps({"start_games": start}))
+            os.replace(work / "stage.json.tmp", marker)
         start = json.loads(marker.read_text())["start_games"]
         argv = ["--run-dir", str(work), "--games", str(start + s.games)]
         for f in dataclasses.fields(s):
@@ -226,7 +230,7 @@ class Run:
 
         s = stage.settings
         if s.against:
-            base = self.folder / next(f["state"] for f in self.manifest.finished if f["name"] == s.against)
+            base = self.folder / next(f["net"] for f in self.manifest.finished if f["name"] == s.against)
         else:
             # the net the last gate kept; before any gate, the net before the latest stage that changed it
             earlier = self.manifest.blob.get("kept") or self.manifest.blob.get("previous")
@@ -250,10 +254,8 @@ class Run:
 
             rates = benchmark_check(load_net(candidate, self.recipe.game, backend="numpy")[0])
             line += f"; benchmark error rate {rates['overall'][0]:.2f} (reported only)"
-        if keep:
-            self.manifest.blob["kept"] = self.rel(candidate)
-            return candidate, line
-        return base, line
+        self.manifest.blob["kept"] = self.rel(candidate if keep else base)
+        return (candidate if keep else base), line
 
     def export(self, stage: Stage, log: StageLog) -> tuple[Path, str]:
         from model.net.checkpoint import read, write_safetensors
@@ -315,7 +317,7 @@ class Run:
                     print(f"stopped in stage {stage.name}; `nardibot train --run-dir {self.folder} --resume` "
                           "goes on from there", file=sys.stderr)
                     return 130
-                except (ValueError, OSError) as e:
+                except (ValueError, OSError, UsageError) as e:
                     self.manifest.blob["running"]["seconds"] = before + time.time() - t0
                     self.manifest.write()
                     raise UsageError(f"stage {stage.name}: {e}") from None
@@ -350,7 +352,11 @@ def start(options: argparse.Namespace, command: str) -> Run:
         if not have:
             raise UsageError(f"{folder} holds no recipe run to resume (no {MANIFEST})")
         manifest = Manifest.read(folder)
-        own = parse((folder / RECIPE).read_text(), folder / RECIPE)
+        try:
+            text = (folder / RECIPE).read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"{folder / RECIPE}: cannot read the run's recipe: {e}") from None
+        own = parse(text, folder / RECIPE)
         recipe = own
         if options.recipe:
             recipe = load(options.recipe)
@@ -367,16 +373,19 @@ def start(options: argparse.Namespace, command: str) -> Run:
         recipe = load(options.recipe)
         if have:
             raise UsageError(f"{folder} holds a run already; pass --resume to go on with it or choose another --run-dir")
-        if folder.exists() and any(folder.iterdir()):
-            raise UsageError(f"{folder} is not empty; choose a new --run-dir")
-        folder.mkdir(parents=True, exist_ok=True)
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise UsageError(f"{folder} is not an empty folder; choose a new --run-dir")
         manifest = Manifest(folder, {"recipe": str(recipe.path), "game": recipe.game, "stages": []})
     if options.workers <= 0 or options.actors < 0 or options.threads < 0:
         raise UsageError("--workers must be positive, --actors and --threads 0 or more")
-    (folder / (RECIPE + ".tmp")).write_text(recipe.text)
-    os.replace(folder / (RECIPE + ".tmp"), folder / RECIPE)
-    manifest.blob["recipe_sha256"] = recipe.sha256
-    manifest.write()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / (RECIPE + ".tmp")).write_text(recipe.text)
+        os.replace(folder / (RECIPE + ".tmp"), folder / RECIPE)
+        manifest.blob["recipe_sha256"] = recipe.sha256
+        manifest.write()
+    except OSError as e:
+        raise UsageError(f"cannot write the run folder {folder}: {e.strerror or e}") from None
     return Run(recipe, folder, manifest, options, command)
 
 

@@ -216,6 +216,8 @@ def parse(text: str, path: Path) -> Recipe:
         raise RecipeError(f"{path}: no [[stage]] tables")
     stages: list[Stage] = []
     for number, entry in enumerate(entries, 1):
+        if not isinstance(entry, dict):
+            raise RecipeError(f"{path}: stage {number} is not a [[stage]] table")
         name = entry.get("name")
         where = f"{path}: stage {number}" + (f" ({name})" if isinstance(name, str) else "")
         if not isinstance(name, str) or not NAME.fullmatch(name):
@@ -236,7 +238,7 @@ def parse(text: str, path: Path) -> Recipe:
                 raise RecipeError(f"{where}: unknown setting {key!r} for a {kind} stage (known: {known})")
             values[key] = _value(where, key, value, defaults[key])
         settings = cls(**values)
-        problem = settings.problem()
+        problem = settings.problem() or (_selfplay_problem(game, settings) if kind == "selfplay" else None)
         if problem:
             raise RecipeError(f"{where}: {problem}")
         _check_references(where, kind, settings, stages)
@@ -244,6 +246,22 @@ def parse(text: str, path: Path) -> Recipe:
             raise RecipeError(f"{where}: the first stage must be selfplay (the net starts from random weights)")
         stages.append(Stage(name, kind, settings))
     return Recipe(path, game, description, tuple(stages), text)
+
+
+def _selfplay_problem(game: str, settings: SelfPlaySettings) -> str | None:
+    """What the self-play run's own check (model/train/selfplay.py) finds wrong with these settings,
+    in the recipe's words (``target``, not ``--target``)."""
+    from model.train.selfplay import Args, check
+
+    fields = {f.name for f in dataclasses.fields(Args)}
+    given = {k: v for k, v in dataclasses.asdict(settings).items() if k in fields and k != "hidden"}
+    problem = check(Args(game=game, hidden=",".join(map(str, settings.hidden)), **given))
+    return re.sub(r"--([a-z-]+)", lambda m: m[1].replace("-", "_"), problem) if problem else None
+
+
+def looks_like_a_file(name: str) -> bool:
+    """Whether a ``teacher_also`` entry names a net file rather than a stage."""
+    return "/" in name or name.endswith((".pt", ".safetensors"))
 
 
 def _check_references(where: str, kind: str, settings, earlier: list[Stage]) -> None:
@@ -257,6 +275,9 @@ def _check_references(where: str, kind: str, settings, earlier: list[Stage]) -> 
         for name in settings.teacher_also:
             if name in kinds and kinds[name] != "selfplay":
                 raise RecipeError(f"{where}: teacher_also {name!r} is a {kinds[name]} stage, not a selfplay one")
+            if name not in kinds and not looks_like_a_file(name):
+                raise RecipeError(f"{where}: teacher_also {name!r} is neither an earlier selfplay stage nor a net "
+                                  "file (.pt or .safetensors)")
     if kind == "gate" and settings.against and settings.against not in kinds:
         raise RecipeError(f"{where}: against {settings.against!r} is not an earlier stage")
 

@@ -15,23 +15,31 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from nardibot.cli.common import PROG, run_main
+from nardibot.cli.common import PROG, UsageError, run_main
 
-RECIPE_FLAGS = ("--run-dir", "--resume", "--workers", "--actors", "--ray-address", "--no-progress", "--minutes")
+SWITCHES = ("--resume", "--no-progress", "--exact-endgames", "--skip-exact")
+"""The train flags that take no value: a word after one of them is not that flag's value."""
+
+
+def run_folder(argv: list[str]) -> Path | None:
+    """The --run-dir of ``argv``, None without one."""
+    for i, word in enumerate(argv):
+        if word.startswith("--run-dir="):
+            return Path(word.split("=", 1)[1])
+        if word == "--run-dir" and i + 1 < len(argv):
+            return Path(argv[i + 1])
+    return None
 
 
 def is_recipe_run(argv: list[str]) -> bool:
-    """Whether ``argv`` asks for a recipe run: a first word that is not a flag (the recipe), or
-    --resume of a run folder that holds a recipe run's manifest."""
-    if argv and not argv[0].startswith("-"):
-        return True
-    if "--resume" in argv:
-        for i, word in enumerate(argv):
-            folder = word.split("=", 1)[1] if word.startswith("--run-dir=") else (
-                argv[i + 1] if word == "--run-dir" and i + 1 < len(argv) else None)
-            if folder and (Path(folder) / "manifest.json").is_file():
-                return True
-    return False
+    """Whether ``argv`` asks for a recipe run: a word that is not a flag nor a flag's value (the
+    recipe, wherever it stands), or a run folder that holds a recipe run's manifest."""
+    for i, word in enumerate(argv):
+        after = argv[i - 1] if i else ""
+        if not word.startswith("-") and (not after.startswith("-") or after in SWITCHES or "=" in after):
+            return True
+    folder = run_folder(argv)
+    return folder is not None and (folder / "manifest.json").is_file()
 
 
 def build_parser():
@@ -49,7 +57,14 @@ def main(argv: list[str] | None = None, command: str = f"{PROG} train") -> int:
     if is_recipe_run(argv):
         from model.train.pipeline import main as recipe_main
 
-        return run_main(f"{PROG} train", lambda words: recipe_main(words, command), argv)
+        def recipe_run(words: list[str]) -> int:
+            folder = run_folder(words)
+            if folder is not None and (folder / "manifest.json").is_file() and "--resume" not in words:
+                raise UsageError(f"{folder} holds a recipe run: `{PROG} train --run-dir {folder} --resume` goes on "
+                                 "with it")
+            return recipe_main(words, command)
+
+        return run_main(f"{PROG} train", recipe_run, argv)
     from model.train.selfplay import train
 
     return run_main(f"{PROG} train", lambda words: train(words, command), argv)

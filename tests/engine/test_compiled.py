@@ -64,3 +64,11 @@ def test_the_kernels_are_due_once_the_warm_up_is_spent(monkeypatch):
     monkeypatch.setattr(compiled, "_installed", None)
     monkeypatch.setenv("NARDIBOT_NO_NUMBA", "1")
     assert not compiled.numba_due()
+
+
+def test_a_warm_up_that_is_not_a_number_of_seconds_takes_the_default():
+    """NARDIBOT_NUMBA_WARMUP=abc must not break every command at import."""
+    from engine.compiled import _warmup_seconds
+
+    assert _warmup_seconds("abc") == 0.5 and _warmup_seconds("-1") == 0.5 and _warmup_seconds(None) == 0.5
+    assert _warmup_seconds("0") == 0.0 and _warmup_seconds("2.5") == 2.5

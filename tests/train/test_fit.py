@@ -59,9 +59,11 @@ def test_a_fitted_net_moves_toward_held_out_labels(tmp_path):
 
 
 def test_a_stopped_fit_goes_on_from_its_last_epoch_as_an_unbroken_one(tmp_path, monkeypatch):
-    state, labels, _ = student_and_labels(tmp_path, seed=3, chunks=2, per=100)
-    whole, _ = fitted(state, {"lab": labels}, tmp_path / "whole", labels=("lab",), epochs=3, holdout=0.0,
-                      batch_size=32, lr=1e-3)
+    """The same weights and the same summary (held-out error from before the fit to after) as an
+    unbroken fit."""
+    state, labels, _ = student_and_labels(tmp_path, seed=3, chunks=4, per=100)
+    same = {"labels": ("lab",), "epochs": 3, "holdout": 0.25, "batch_size": 32, "lr": 1e-3}
+    whole, said = fit(state, {"lab": labels}, FitSettings(**same), tmp_path / "whole", log=lambda line: None)
     import model.train.fit as module
 
     real, calls = module.save, []
@@ -74,15 +76,15 @@ def test_a_stopped_fit_goes_on_from_its_last_epoch_as_an_unbroken_one(tmp_path, 
 
     monkeypatch.setattr(module, "save", stop_after_epoch_two)
     with pytest.raises(KeyboardInterrupt):
-        fitted(state, {"lab": labels}, tmp_path / "cut", labels=("lab",), epochs=3, holdout=0.0, batch_size=32,
-               lr=1e-3)
+        fit(state, {"lab": labels}, FitSettings(**same), tmp_path / "cut", log=lambda line: None)
     monkeypatch.setattr(module, "save", real)
     assert read(tmp_path / "cut" / PROGRESS)["train_state"]["fit_epochs_done"] == 2
-    out, log = fitted(state, {"lab": labels}, tmp_path / "cut", labels=("lab",), epochs=3, holdout=0.0,
-                      batch_size=32, lr=1e-3)
-    assert "going on after epoch 2" in log
+    lines = []
+    out, again = fit(state, {"lab": labels}, FitSettings(**same), tmp_path / "cut", log=lines.append)
+    assert "going on after epoch 2" in lines[0]
     a, b = read(whole)["weights"], read(out)["weights"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+    assert again == said and "squared error" in said
 
 
 def test_sibling_families_get_the_choice_error_of_the_nets_pick(tmp_path):

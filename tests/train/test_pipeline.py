@@ -174,7 +174,7 @@ def test_a_scaled_down_recipe_runs_every_stage_and_gates(tmp_path):
     again = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "train", str(tmp_path / "r.toml"),
                             "--run-dir", str(run)], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120,
                            check=False)
-    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "pass --resume" in again.stderr
+    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "holds a recipe run" in again.stderr
     code, out, err = finish(start("--run-dir", run, "--resume", entry="train.py"))
     assert code == 0 and "recipe done" in out and "] td (selfplay)" not in out, err[-2000:]
 
@@ -280,7 +280,7 @@ games = 2
     run = tmp_path / "run"
     assert pipeline.main([str(recipe(tmp_path, text)), "--run-dir", str(run), "--no-progress", "--workers", "1"]) == 0
     blob = manifest(run)
-    assert blob["state"] == "stages/td/last.pt" and "kept" not in blob
+    assert blob["state"] == blob["kept"] == "stages/td/last.pt"  # a second gate would measure against it
     assert "rejected, the run goes on from stages/td/last.pt" in blob["stages"][-1]["summary"]
     assert read(run / "net.safetensors", backend="numpy")["net_config"]["hidden"] == [16]
 
@@ -316,6 +316,11 @@ BAD = [
     ("[recipe]\ngame = \"nardi\"\n[[stage]]\nname = \"x\"\nkind = \"magic\"\n", "kind must be one of"),
     ("[recipe\ngame = 1", "not valid TOML"),
     ("[recipe]\ngame = \"nardi\"\n", "no [[stage]] tables"),
+    ("stage = [1, 2]\n[recipe]\ngame = \"nardi\"\n", "stage 1 is not a [[stage]] table"),
+    ("[recipe]\ngame = \"nardi\"\n" + SELFPLAY + "target = \"bogus\"\n", "target must be sample or one-ply"),
+    ("[recipe]\ngame = \"backgammon\"\n" + SELFPLAY + "features = 1\n", "features:"),
+    ("[recipe]\ngame = \"nardi\"\n" + SELFPLAY + "[[stage]]\nname = \"l\"\nkind = \"labels\"\nteacher_also = [\"tdd\"]\n",
+     "teacher_also 'tdd' is neither an earlier selfplay stage nor a net file"),
 ]
 
 
@@ -339,6 +344,33 @@ def test_resuming_refuses_a_recipe_that_changes_finished_stages(tmp_path, capsys
     assert "changes the stages" in capsys.readouterr().err
     assert train_main(["missing-recipe", "--run-dir", str(tmp_path / "other")]) == 2
     assert "no recipe 'missing-recipe'" in capsys.readouterr().err
+
+
+def test_a_run_folder_that_cannot_be_read_or_written_gets_one_line(tmp_path, capsys):
+    """A recipe run's folder without its recipe, with a manifest that is not one, or that cannot be
+    made; and plain self-play flags on a recipe run's folder (which would have trained inside it)."""
+    run, path = tmp_path / "run", recipe(tmp_path, "[recipe]\ngame = \"nardi\"\n" + SELFPLAY.replace("48", "16"))
+    assert train_main([str(path), "--run-dir", str(run), "--no-progress", "--workers", "1"]) == 0
+    capsys.readouterr()
+    assert train_main(["--run-dir", str(run), "--games", "2"]) == 2
+    assert "holds a recipe run" in capsys.readouterr().err and not (run / "last.pt").exists()
+    (run / "recipe.toml").unlink()
+    assert train_main(["--run-dir", str(run), "--resume"]) == 2
+    assert "cannot read the run's recipe" in capsys.readouterr().err
+    (run / "manifest.json").write_text('{"stages": []}')
+    assert train_main(["--run-dir", str(run), "--resume"]) == 2
+    assert "not a recipe run's manifest" in capsys.readouterr().err
+    assert train_main([str(path), "--run-dir", "/proc/no-such-run"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot write the run folder" in err and err.count("\n") == 1
+
+
+def test_the_recipe_may_stand_anywhere_among_the_flags():
+    from nardibot.cli.cmd_train import is_recipe_run
+
+    assert is_recipe_run(["--run-dir", "r", "quick"]) and is_recipe_run(["--no-progress", "quick", "--run-dir", "r"])
+    assert not is_recipe_run(["--game", "backgammon", "--games", "10", "--run-dir", "r"])
+    assert not is_recipe_run(["--run-dir", "r", "--resume"])  # no manifest there: a self-play run's resume
 
 
 def test_the_shipped_recipes_read_and_name_their_stages():
