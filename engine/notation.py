@@ -80,24 +80,38 @@ def format_generated(game: str, before, taken) -> str:
     """Notation of a play from the steps ``legal_plays(..., with_steps=True)`` gave its child (rows of
     (source, die), (0, 0) past the last): what ``format_plays`` writes for that child, without calling
     the generator again."""
-    return group_steps(game, np.asarray(before), _as_steps(tuple((s, d) for s, d in np.asarray(taken).tolist() if s)))
+    return format_generated_many(game, before, np.asarray(taken)[None])[0]
+
+
+def format_generated_many(game: str, before, taken) -> list[str]:
+    """``format_generated`` of several children of one position: ``taken`` (N, steps, 2)."""
+    hits = _hit_points(game, before)
+    return [group_steps(game, before, _as_steps(tuple((s, d) for s, d in rows if s)), hits)
+            for rows in np.asarray(taken).tolist()]
 
 
 # ----------------------------------------------------------------------------------------------
 # out
 
 
-def group_steps(game: str, before, step_list) -> str:
+def _hit_points(game: str, before) -> set[int]:
+    """The points (1..24) where an opponent's blot or point stands before the play (backgammon)."""
+    return set((np.flatnonzero(np.asarray(before)[:24] < 0) + 1).tolist()) if game == "backgammon" else set()
+
+
+def group_steps(game: str, before, step_list, hit_points: set[int] | None = None) -> str:
     """gnubg's grouping of single steps: sorted high to low, one checker's moves joined, counts, stars.
 
     As gnubg 1.07's FormatMove does it: steps sorted by source, then destination, both descending;
     a step joined to an earlier one ending on its source (the point kept only where an opponent blot
     stood before the play); identical moves counted; a star printed on the first move (in printed
     order) that lands on a point where a blot stood, and on every kept intermediate point.
+    ``hit_points``: ``_hit_points(game, before)``, when the caller has it already.
     """
     if not step_list:
         return ""
-    hit_points = {p for p in range(1, 25) if game == "backgammon" and before[p - 1] < 0}
+    if hit_points is None:
+        hit_points = _hit_points(game, before)
     moves = sorted(step_list, key=lambda s: (-s[0], -s[1]))
     paths = [list(m) for m in moves]
     used = [False] * len(paths)

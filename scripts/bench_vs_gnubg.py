@@ -146,17 +146,27 @@ def net_flops(net) -> int:
     return sum(2 * w.shape[0] * w.shape[1] for w, _ in net.layers + [net.head])
 
 
-def matrix_seconds(net, features: np.ndarray, repeat: int) -> float:
-    """CPU seconds per position of the net's layers alone on one encoded position at a time."""
+def matrix_seconds(net, features: np.ndarray, repeat: int) -> tuple[float, str]:
+    """CPU seconds per position of the net's layers alone on one encoded position at a time, and what
+    ran them: the compiled small-batch kernel where numba runs (model/net/forward_numba.py), else the
+    matrix library."""
+    from model.net import inference
+
+    kernels = inference._kernels()
+
     def layers():
         for row in features:
             x = row[None]
+            if kernels is not None:
+                kernels.forward(net, x)
+                continue
             for w, b in net.layers:
                 x = x @ w
                 x += b
                 np.maximum(x, 0.0, out=x)
             x @ net.head[0]
-    return cpu_seconds(lambda: [layers() for _ in range(repeat)]) / (repeat * len(features))
+    seconds = cpu_seconds(lambda: [layers() for _ in range(repeat)]) / (repeat * len(features))
+    return seconds, "the layers, compiled" if kernels is not None else "the matrix products"
 
 
 # --- the rows ----------------------------------------------------------------------------------
@@ -366,7 +376,7 @@ def main(argv: list[str]) -> int:
         theirs = statistics.median(theirs) if theirs else None
         ratio = None if theirs is None else (ours / theirs if higher else theirs / ours)
         table[key] = {"ours": ours, "gnubg": theirs, "unit": unit, "ratio": ratio}
-        extra = f" ({1e6 / ours:.0f} us each, of which the matrix products {matrix * 1e6:.1f})" if key == "eval_one" else ""
+        extra = f" ({1e6 / ours:.0f} us each, of which {matrix[1]} {matrix[0] * 1e6:.1f})" if key == "eval_one" else ""
         print(f"| {work.format(**sizes)} | {cores} | {fmt(ours, unit)} {unit}{extra} | "
               f"{fmt(theirs, unit)}{f' {unit}' if theirs is not None else ''} | {'-' if ratio is None else f'{ratio:.2f}'} |")
     print("\nratio: ours / gnubg's rate (for times: gnubg's time / ours), so above 1 is faster than gnubg.")
@@ -386,7 +396,7 @@ def main(argv: list[str]) -> int:
         Path(args.json).write_text(json.dumps({"command": command, "load_average": loads, "rounds": args.rounds,
                                                "rows": table, "runs": runs, "sgemm_flops": sgemm,
                                                "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS},
-                                               "matrix_seconds_one": matrix}, indent=1) + "\n")
+                                               "matrix_seconds_one": matrix[0], "layers": matrix[1]}, indent=1) + "\n")
     return 0
 
 

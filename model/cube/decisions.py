@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.compiled import Kernels
 from model.cube.match_equity import (
     CENTRED,
     ME,
@@ -58,6 +59,31 @@ TWO_SIDED_BEAROFF = (6, 6)  # gnubg_ts0.bd: 6 points, up to 6 checkers a side (e
 
 CONTACT_X, CRASHED_X, BEAROFF_X = 0.68, 0.68, 0.6
 RACE_X_BASE, RACE_X_PER_PIP, RACE_X_MIN, RACE_X_MAX = 0.55, 0.00125, 0.6, 0.7
+
+
+def _import_kernels():
+    """model/cube/cube_numba.py, imported when engine/compiled.py's ``numba_due`` first says so."""
+    from model.cube import cube_numba
+
+    return cube_numba
+
+
+_kernels = Kernels(_import_kernels)
+_KERNEL_CONSTANTS = np.array([CONTACT_X, CRASHED_X, BEAROFF_X, RACE_X_BASE, RACE_X_PER_PIP, RACE_X_MIN,
+                              RACE_X_MAX, *TWO_SIDED_BEAROFF], dtype=np.float64)
+_KERNEL_OWNERS = {CENTRED: 0, ME: 1, OPPONENT: 2}  # the owner seen by the side on roll
+
+
+def _compiled_classes(positions):
+    """(classes, efficiency) of positions (B, 28) from the kernel, or None where it does not run."""
+    kernels = _kernels()
+    if kernels is None:
+        return None
+    pos = np.ascontiguousarray(np.atleast_2d(np.asarray(positions)), dtype=np.int8)
+    classes = np.empty(len(pos), dtype=np.int64)
+    efficiency = np.empty(len(pos), dtype=np.float64)
+    kernels.class_and_efficiency(pos, _KERNEL_CONSTANTS, classes, efficiency)
+    return classes, efficiency
 
 
 def _sides(positions):
@@ -95,6 +121,9 @@ def position_class(positions) -> np.ndarray:
     checkers on points 1..6): two-sided ("bearoff2", gnubg's exact database) with at most 6 checkers
     a side, else one-sided ("bearoff1").
     """
+    compiled = _compiled_classes(positions)
+    if compiled is not None:
+        return compiled[0]
     opp, mover = _sides(positions)
     idx = np.arange(25)
     back_me = np.max(np.where(mover > 0, idx, -1), axis=1)
@@ -122,6 +151,9 @@ def cube_efficiency(positions, classes=None) -> np.ndarray:
     """Cube efficiency x (B,) by class (gnubg ``EvalEfficiency``): 0 over, 0.68 contact and crashed,
     ``race_efficiency`` in races, 0.6 in bear-offs (gnubg uses 0.6 for one-sided; for two-sided ones it
     reads exact cubeful equities from its database instead, which we do not have)."""
+    compiled = _compiled_classes(positions) if classes is None else None
+    if compiled is not None:
+        return compiled[1]
     pos = np.atleast_2d(np.asarray(positions))
     cls = position_class(pos) if classes is None else np.asarray(classes)
     _opp, mover = _sides(pos)
@@ -359,6 +391,13 @@ def checker_play_value(probs_after, state: CubeState, x=None):
     p = np.asarray(probs_after, dtype=np.float64)
     if x is None:
         return money_cubeless_equity(p, state) if state.is_money else match_cubeless_mwc(p, state)
+    kernels = _kernels() if state.is_money and p.ndim == 2 else None
+    if kernels is not None:
+        out = np.empty(len(p))
+        x = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (len(p),)))
+        kernels.money_checker_values(np.ascontiguousarray(p), x,
+                                     _KERNEL_OWNERS[state.flipped().owner], bool(state.jacoby), out)
+        return out
     theirs = flip_probs("backgammon", p)
     if state.is_money:
         return -money_cubeful_equity(theirs, x, state.flipped())

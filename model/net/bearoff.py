@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from engine.board import BAR, CHECKERS, OPP_BAR, check_game, flip
+from engine.compiled import Kernels
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.equity import LOSE_GAMMON, LOSE_MARS, NARDI_WIN, OUTPUTS, WIN, WIN_GAMMON, WIN_MARS
 
@@ -302,11 +303,23 @@ def home_counts(game: str, positions) -> tuple[np.ndarray, np.ndarray]:
     return mine, theirs
 
 
+def _import_kernels():
+    from model.net import forward_numba  # where numba runs (engine/compiled.py): one pass, no temporaries
+
+    return forward_numba
+
+
+_kernels = Kernels(_import_kernels)
+
+
 def bearoff_mask(game: str, positions) -> np.ndarray:
     """(B,) bool: every checker of both sides not yet borne off is in its own home board, none on
     the bar (so no contact in either game). Finished games (a side with none left) are included."""
     check_game(game)
     pos = np.atleast_2d(np.asarray(positions))
+    kernels = _kernels()
+    if kernels is not None:
+        return kernels.bearoff_mask(game, pos)
     board = pos[:, :24]
     mine_ok = ~(board[:, HOME_POINTS:] > 0).any(axis=1)
     theirs = board < 0

@@ -110,8 +110,9 @@ class CubePolicy:
             return cubeless_equity(self.game, probs)
         x = cube.cube_efficiency(flip(self.game, children)) if self.checker == "cubeful" else None
         values = np.empty(len(children))
-        for view, idx in groups(list(views)):
-            rows = np.flatnonzero(np.isin(parent, idx))
+        found = groups(list(views))
+        for view, idx in found:
+            rows = slice(None) if len(found) == 1 else np.flatnonzero(np.isin(parent, idx))
             values[rows] = cube.checker_play_value(probs[rows], view, None if x is None else x[rows])
         return values
 

@@ -24,7 +24,7 @@ from engine.errors import FormatError
 from engine.formats.position import write_json_position, write_match_id, write_position_id
 from engine.groups import group_starts
 from engine.movegen import legal_plays
-from engine.notation import format_generated, format_plays
+from engine.notation import format_generated_many
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
@@ -107,13 +107,10 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
                    first_turn=None, best_only: bool = False) -> list[Ranking]:
     """The ``Ranking`` of each position (B, 28) with its roll (B, 2) and cube view (``views``, one per
     position, valued as ``ranking_views`` says); one move-generator call and one look-ahead for all.
-    ``best_only``: each Ranking holds the best play alone (``Bot.choose``), its notation from the
-    generator's own steps instead of a second generator call per position."""
+    ``best_only``: each Ranking holds the best play alone (``Bot.choose``). The notation is written
+    from the generator's own steps (no second generator call per position)."""
     game = bot.game
-    if best_only:
-        children, parent, steps = legal_plays(game, positions, dice, first_turn, with_steps=True)
-    else:
-        children, parent = legal_plays(game, positions, dice, first_turn)
+    children, parent, steps = legal_plays(game, positions, dice, first_turn, with_steps=True)
     value, probs, depth, key = _scores(bot, positions, dice, children, parent,
                                        ranking_views(game, views, settings), settings)
     start, count = group_starts(parent, len(positions))
@@ -126,10 +123,7 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
             block = block[np.argsort(key[block], kind="stable")]
         if best_only:
             block = block[:1]
-            moves = [format_generated(game, positions[i], steps[block[0]])]
-        else:
-            ft = None if first_turn is None else bool(np.broadcast_to(first_turn, (len(positions),))[i])
-            moves = format_plays(game, positions[i], dice[i], children[block], ft)
+        moves = format_generated_many(game, positions[i], steps[block])
         out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
                            depth[block]))
     return out
@@ -177,15 +171,18 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
     equity = util if game == "backgammon" and money else None
     mwc = None if money else util
     best = util[0]
+    names = OUTPUT_NAMES[game]
+    rows = zip(ranking.moves, ranking.children, ranking.depth.tolist(), child_probs.tolist(), cubeless.tolist(),
+               util.tolist(), (best - util).tolist())
     plays = []
-    for i, move in enumerate(ranking.moves):
+    for i, (move, child, depth, p, cubeless_i, util_i, behind) in enumerate(rows):
         plays.append({
-            "rank": i + 1, "move": move, "position": write_json_position(ranking.children[i]),
-            "ply": int(ranking.depth[i]), "probs": _probs_dict(game, child_probs[i]),
-            "cubeless_equity": round(float(cubeless[i]), 6),
-            "equity": None if equity is None else round(float(equity[i]), 6),
-            "mwc": None if mwc is None else round(float(mwc[i]), 6),
-            "loss": round(max(0.0, float(best - util[i])), 6),
+            "rank": i + 1, "move": move, "position": write_json_position(child),
+            "ply": depth, "probs": {name: round(v, 6) for name, v in zip(names, p)},
+            "cubeless_equity": round(cubeless_i, 6),
+            "equity": None if equity is None else round(util_i, 6),
+            "mwc": None if mwc is None else round(util_i, 6),
+            "loss": round(max(0.0, behind), 6),
         })
     out["plays"] = plays
     return out
