@@ -83,11 +83,16 @@ def format_generated(game: str, before, taken) -> str:
     return format_generated_many(game, before, np.asarray(taken)[None])[0]
 
 
+def generated_steps(taken) -> list[tuple[Step, ...]]:
+    """The single steps (source, destination) of each child from the generator's (source, die) rows
+    ``taken`` (N, steps, 2), in the order the generator took them."""
+    return [_as_steps(tuple((s, d) for s, d in rows if s)) for rows in np.asarray(taken).tolist()]
+
+
 def format_generated_many(game: str, before, taken) -> list[str]:
     """``format_generated`` of several children of one position: ``taken`` (N, steps, 2)."""
     hits = _hit_points(game, before)
-    return [group_steps(game, before, _as_steps(tuple((s, d) for s, d in rows if s)), hits)
-            for rows in np.asarray(taken).tolist()]
+    return [group_steps(game, before, steps, hits) for steps in generated_steps(taken)]
 
 
 # ----------------------------------------------------------------------------------------------

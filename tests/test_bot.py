@@ -130,3 +130,21 @@ def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
         assert bot.choose(p, d) == bot.rank(p, d)[0]
     if game == "backgammon":
         assert bot.choose(START_ID, "43") == bot.rank(START_ID, "43")[0]
+
+
+def test_hint_gives_each_plays_single_steps_when_asked():
+    """model.service.hint's ``steps=True``: each play carries the single steps that play_steps gives
+    for it (what the wildbg and bgweb doors answer with); without it, no "steps" entry."""
+    from engine.notation import play_steps
+    from model.service.hint import hint
+    from model.service.query import query_of_text
+
+    bot = Bot.load()
+    query = query_of_text("backgammon", "4HPwATDgc/ABMA", "66")
+    plain, with_steps = hint(bot, query), hint(bot, query, steps=True)
+    assert all("steps" not in play for play in plain["plays"])
+    assert [{k: v for k, v in play.items() if k != "steps"} for play in with_steps["plays"]] == plain["plays"]
+    for play in with_steps["plays"]:
+        child = read_json_position("backgammon", play["position"])
+        assert [tuple(s) for s in play["steps"]] == list(play_steps("backgammon", query.position, child, (6, 6)))
+        assert len(play["steps"]) == 4

@@ -24,7 +24,7 @@ from engine.errors import FormatError
 from engine.formats.position import write_json_position, write_match_id, write_position_id
 from engine.groups import group_starts
 from engine.movegen import legal_plays
-from engine.notation import format_generated_many
+from engine.notation import format_generated_many, generated_steps
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
@@ -65,14 +65,17 @@ class Ranking:
     """One position's distinct legal plays, best first: the results (``children``), their notation
     (``moves``; "" when no die can be played), the value they are ranked by (``value``: for a network,
     cubeful money equity, MWC, or cubeless equity as the settings say; a baseline's own score, NaN
-    where it has none), the probabilities after the play (mover's view; None for a baseline) and the
-    depth each was looked at."""
+    where it has none), the probabilities after the play (mover's view; None for a baseline), the
+    depth each was looked at and the single steps of each."""
 
     children: np.ndarray
     moves: list[str]
     value: np.ndarray
     probs: np.ndarray | None
     depth: np.ndarray
+    steps: list | None = None
+    """Each play's single steps (source, destination), one per die, as the generator took them (25 the
+    bar, 0 off; engine/notation.py's ``generated_steps``)."""
 
 
 def ranking_views(game: str, views, settings: HintSettings) -> list:
@@ -124,8 +127,9 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
         if best_only:
             block = block[:1]
         moves = format_generated_many(game, positions[i], steps[block])
+        singles = generated_steps(steps[block])
         out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
-                           depth[block]))
+                           depth[block], singles))
     return out
 
 
@@ -133,9 +137,10 @@ def _probs_dict(game, p) -> dict:
     return {name: round(float(v), 6) for name, v in zip(OUTPUT_NAMES[game], p)}
 
 
-def hint(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
+def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool = False) -> dict:
     """The whole answer for one query as the JSON-ready dict documented in nardibot/cli/cmd_hint.py:
-    the ranked plays of the dice, or without dice the cube decision (backgammon)."""
+    the ranked plays of the dice, or without dice the cube decision (backgammon). ``steps``: each play
+    also carries its single steps, ``"steps": [[source, destination], ...]`` (``Ranking.steps``)."""
     game, pos = query.game, query.position
     if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
         raise FormatError("the game is over: a side has borne off all 15 checkers")
@@ -184,6 +189,8 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings()) -> dict:
             "mwc": None if mwc is None else round(util_i, 6),
             "loss": round(max(0.0, behind), 6),
         })
+        if steps:
+            plays[-1]["steps"] = [list(step) for step in ranking.steps[i]]
     out["plays"] = plays
     return out
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Annotated, Literal
 
-import numpy as np
 from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -42,7 +41,6 @@ from pydantic import BaseModel, Field, create_model
 from engine.board import CHECKERS
 from engine.errors import FormatError
 from engine.formats.match_id import MatchInfo
-from engine.movegen import legal_plays
 from model.service.hint import HintSettings, cube_hint, hint
 from model.service.query import query_from_object
 
@@ -121,24 +119,10 @@ router = APIRouter(route_class=Refusals, responses=REFUSED)
 
 
 def _ranked(request: Request, question, settings: HintSettings) -> tuple[list[dict], list[list[tuple[int, int]]]]:
-    """/api/hint's plays of the question, best first, and each play's single steps (``_steps``)."""
-    answer = hint(request.app.state.shelf.get("backgammon"), question, settings)
-    return answer["plays"], _steps(question, answer["plays"])
-
-
-def _steps(question, plays: list[dict]) -> list[list[tuple[int, int]]]:
-    """Each play as single steps (source, destination) in the mover's numbers (``BAR``, ``OFF``), one
-    per die, in the order the move generator took them (engine/notation.py's ``play_steps``, here for
-    all the plays in one generator call)."""
-    children, _, taken = legal_plays(question.game, question.position[None], question.dice[None], with_steps=True)
-    by_child = {bytes(child): [(int(s), max(int(s) - int(d), OFF)) for s, d in trail if s]
-                for child, trail in zip(children, taken)}
-    return [by_child[bytes(_array(play["position"]))] for play in plays]
-
-
-def _array(position: dict) -> np.ndarray:
-    """Our JSON form as the (28,) array it was written from."""
-    return np.array([*position["board"], *position["bar"], *position["off"]], dtype=np.int8)
+    """/api/hint's plays of the question, best first, and each play's single steps (source,
+    destination) in the mover's numbers (``BAR``, ``OFF``), one per die, as the move generator took them."""
+    answer = hint(request.app.state.shelf.get("backgammon"), question, settings, steps=True)
+    return answer["plays"], [[tuple(step) for step in play.pop("steps")] for play in answer["plays"]]
 
 
 def _question(position: dict, dice):

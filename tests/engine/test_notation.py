@@ -472,3 +472,20 @@ def test_notation_from_the_generators_steps_is_format_plays(game):
         rows = np.flatnonzero(parent == i)
         expected = format_plays(game, positions[i], dice[i], children[rows])
         assert [format_generated(game, positions[i], taken[r]) for r in rows] == expected
+
+
+def test_generated_steps_are_play_steps():
+    """generated_steps (the single steps of each child from one generator call) gives play_steps'
+    answer for every child: bar entries, bear-offs, doubles, hits, and long nardi."""
+    from engine.notation import generated_steps
+    from engine.tools.sample import random_positions
+
+    for game, kinds in (("backgammon", ("bar", "bearoff", "midgame")), ("nardi", ("midgame", "bearoff"))):
+        for seed, kind in enumerate(kinds):
+            positions, dice = random_positions(game, 12, seed=40 + seed, kind=kind)
+            for position, roll in zip(positions, dice):
+                children, _, taken = legal_plays(game, position[None], roll[None], with_steps=True)
+                found = generated_steps(taken)
+                assert len(found) == len(children)
+                for child, steps in zip(children, found):
+                    assert steps == play_steps(game, position, child, roll)
