@@ -45,9 +45,12 @@ The features and why they matter under the rules (RULES-DECISIONS.md, "Long nard
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from engine.board import OFF, POINTS, flip
+from engine.compiled import Kernels, charge_numpy
 from engine.movegen import ALL_ROLLS, ROLL_WEIGHTS
 from model.net.contact_tables import ESCAPES as ESCAPES_BY_MASK
 
@@ -195,6 +198,19 @@ def unit_table() -> np.ndarray:
 
 
 UNITS = unit_table()
+KERNEL_TABLES = (_ESCAPES, _MOVES, _PLACE.astype(np.int64), _POPCOUNT_OF_SIX)
+"""The tables the compiled kernels read (model/net/nardi_numba.py), in the order they unpack them."""
+
+
+def _import_kernels():
+    """model/net/nardi_numba.py, imported the first time engine/compiled.py's ``numba_due`` says so;
+    until then, or without numba, the numpy code here runs."""
+    from model.net import nardi_numba
+
+    return nardi_numba
+
+
+_kernels = Kernels(_import_kernels)
 
 
 def _both_sides(pos: np.ndarray) -> np.ndarray:
@@ -223,6 +239,12 @@ def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     opponent's, the race lead and contact)."""
     pos = np.asarray(positions, dtype=np.int8)
     b, k = len(pos), len(FEATURE_NAMES)
+    kernels = _kernels()
+    if kernels is not None:
+        counts, dense = np.empty((b, 48), dtype=np.int8), np.empty((b, 2 * k + 2), dtype=np.float32)
+        kernels.dense_kernel(np.ascontiguousarray(pos), counts, dense, KERNEL_TABLES)
+        return counts, dense
+    start = time.perf_counter()
     both = _both_sides(pos)
     own, other = side_boards(both)
     features, meets = half_features(own, other, both[:, OFF])
@@ -231,11 +253,18 @@ def dense_inputs(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pip = FEATURE_NAMES.index("pips")
     dense[:, 2 * k] = (features[:b, pip] - features[b:, pip]) * (200 / 50)
     dense[:, 2 * k + 1] = meets[:b] | meets[b:]
+    charge_numpy(time.perf_counter() - start)
     return _side_by_side(own), dense
 
 
 def nardi_inputs(positions: np.ndarray) -> np.ndarray:
     """(B, num_nardi_inputs()) float32 inputs of long-nardi positions (B, 28), mover's frame."""
+    kernels = _kernels()
+    if kernels is not None:
+        pos = np.ascontiguousarray(positions, dtype=np.int8)
+        out = np.empty((len(pos), num_nardi_inputs()), dtype=np.float32)
+        kernels.inputs_kernel(pos, out, UNITS, HALF, KERNEL_TABLES)
+        return out
     counts, dense = dense_inputs(positions)
     b, k = len(counts), len(FEATURE_NAMES)
     out = np.empty((b, num_nardi_inputs()), dtype=np.float32)

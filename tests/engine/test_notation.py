@@ -487,5 +487,5 @@ def test_generated_steps_are_play_steps():
                 children, _, taken = legal_plays(game, position[None], roll[None], with_steps=True)
                 found = generated_steps(taken)
                 assert len(found) == len(children)
-                for child, steps in zip(children, found):
-                    assert steps == play_steps(game, position, child, roll)
+                for child, singles in zip(children, found):
+                    assert singles == play_steps(game, position, child, roll)
