@@ -76,13 +76,6 @@ def _as_steps(taken) -> tuple[Step, ...]:
     return tuple((s, max(s - d, OFF_POINT)) for s, d in taken)
 
 
-def format_generated(game: str, before, taken) -> str:
-    """Notation of a play from the steps ``legal_plays(..., with_steps=True)`` gave its child (rows of
-    (source, die), (0, 0) past the last): what ``format_plays`` writes for that child, without calling
-    the generator again."""
-    return format_generated_many(game, before, np.asarray(taken)[None])[0]
-
-
 def generated_steps(taken) -> list[tuple[Step, ...]]:
     """The single steps (source, destination) of each child from the generator's (source, die) rows
     ``taken`` (N, steps, 2), in the order the generator took them."""
@@ -90,7 +83,9 @@ def generated_steps(taken) -> list[tuple[Step, ...]]:
 
 
 def format_generated_many(game: str, before, taken) -> list[str]:
-    """``format_generated`` of several children of one position: ``taken`` (N, steps, 2)."""
+    """Notation of children of one position ``before`` from the steps ``legal_plays(...,
+    with_steps=True)`` gave them (``taken`` (N, steps, 2): rows of (source, die), (0, 0) past the last):
+    what ``format_plays`` writes for those children, without calling the generator again."""
     hits = _hit_points(game, before)
     return [group_steps(game, before, steps, hits) for steps in generated_steps(taken)]
 
@@ -493,15 +488,5 @@ def _why_not_legal(game, dice, played, legal) -> str:
     return f"not a legal play of {dice[0]}-{dice[1]}"
 
 
-__all__ = [
-    "NO_PLAY",
-    "format_generated",
-    "format_play",
-    "format_plays",
-    "group_steps",
-    "parse_play",
-    "partial_play",
-    "play_steps",
-    "read_legs",
-    "steps",
-]
+__all__ = ["NO_PLAY", "format_generated_many", "format_play", "format_plays", "generated_steps", "group_steps",
+           "parse_play", "partial_play", "play_steps", "read_legs", "steps"]

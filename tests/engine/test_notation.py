@@ -17,7 +17,7 @@ from engine.formats.position import read_json_position, read_position_id, write_
 from engine.movegen import legal_plays
 from engine.notation import (
     NO_PLAY,
-    format_generated,
+    format_generated_many,
     format_play,
     format_plays,
     parse_play,
@@ -462,16 +462,23 @@ def test_partial_play_follows_clicked_steps_to_the_legal_plays():
         partial_play("backgammon", on_bar, (6, 1), [(13, 7)])
 
 
-@pytest.mark.parametrize("game", ["backgammon", "nardi"])
-def test_notation_from_the_generators_steps_is_format_plays(game):
-    """format_generated (one batched generator call with steps) writes what format_plays writes for
-    every child of every position, passes included."""
-    positions, dice = random_positions(game, 60, seed=11)
-    children, parent, taken = legal_plays(game, positions, dice, with_steps=True)
+@pytest.mark.parametrize("game, kind, first_turn", [("backgammon", "any", None), ("nardi", "any", None),
+                                                    ("nardi", "opening", True)])
+def test_notation_from_the_generators_steps_is_format_plays(game, kind, first_turn):
+    """format_generated_many (one batched generator call with steps) writes what format_plays writes
+    for every child of every position, passes included, and on long nardi's first turn (two
+    checkers may leave the head with 6-6, 4-4 or 3-3)."""
+    positions, dice = random_positions(game, 60, seed=11, kind=kind)
+    if first_turn:
+        positions = np.repeat(start_position(game, batch=1), 21, axis=0)
+        dice = np.array([(a, b) for a in range(1, 7) for b in range(a, 7)])
+    children, parent, taken = legal_plays(game, positions, dice, first_turn, with_steps=True)
     for i in range(len(positions)):
         rows = np.flatnonzero(parent == i)
-        expected = format_plays(game, positions[i], dice[i], children[rows])
-        assert [format_generated(game, positions[i], taken[r]) for r in rows] == expected
+        expected = format_plays(game, positions[i], dice[i], children[rows], first_turn)
+        assert format_generated_many(game, positions[i], taken[rows]) == expected
+        if first_turn and tuple(dice[i]) in ((6, 6), (4, 4), (3, 3)):
+            assert any("(2)" in move or move.count("24/") == 2 for move in expected)
 
 
 def test_generated_steps_are_play_steps():
