@@ -57,6 +57,7 @@ def main(argv: list[str]) -> int:
     from engine.tools.sample import random_positions
     from model.net import contact_inputs as ci
     from model.net import nardi_inputs as ni
+    from model.net.contact_sides import both_sides, prepare
     from model.net.features import encode
 
     use_numba(not args.numpy)
@@ -92,9 +93,9 @@ def main(argv: list[str]) -> int:
     print(f"contact_inputs takes {ratio:.2f} x the time of features.encode per position")
 
     if args.profile:
-        own, opp = ci.both_sides(midgame)
-        sides = ci.prepare(own, opp)
-        parts = {"both_sides": lambda: ci.both_sides(midgame), "prepare": lambda: ci.prepare(own, opp)}
+        own, opp = both_sides(midgame)
+        sides = prepare(own, opp)
+        parts = {"both_sides": lambda: both_sides(midgame), "prepare": lambda: prepare(own, opp)}
         for name in ("checkers_off", "break_contact", "back_checker", "back_anchor", "forward_anchor",
                      "back_escapes", "containment", "mobility", "moment2", "enter_features", "timing",
                      "backbone", "back_game", "free_pips"):

@@ -282,7 +282,7 @@ def _side_features(own, opp, row, col, tables):
 @njit(cache=True)
 def _sides(position, own, opp):
     """Fill ``own`` and ``opp`` (25,) with the mover's and the opponent's checkers of one position
-    (28,), each side in its own numbering (contact_inputs.side_counts); ValueError on a side with
+    (28,), each side in its own numbering (contact_sides.side_counts); ValueError on a side with
     more than 15 checkers or a negative bar."""
     for i in range(24):
         own[i] = max(position[i], 0)

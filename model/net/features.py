@@ -37,6 +37,7 @@ from engine.movegen import ROLL_WEIGHTS
 from model.net import contact_inputs as _contact
 from model.net import nardi_inputs as _nardi
 from model.net.contact_inputs import contact_inputs, num_contact_inputs, num_race_inputs, race_inputs
+from model.net.contact_sides import side_counts
 from model.net.nardi_inputs import nardi_inputs, num_nardi_inputs
 from model.net.shots import hits_by_roll
 
@@ -193,9 +194,9 @@ def slot_values(game: str, positions: np.ndarray, version: int | None = None) ->
     """(B, P) the row of ``unit_slots``' table each slot of each position takes."""
     pos = np.asarray(positions, dtype=np.int8)
     if game == "backgammon" and check_version(game, version) == 3:
-        return _contact.side_counts(pos).reshape(len(pos), 50)
+        return side_counts(pos).reshape(len(pos), 50)
     if game == "backgammon" and version == RACE_VERSION:
-        return _contact.side_counts(pos)[:, :, :23].reshape(len(pos), 46)
+        return side_counts(pos)[:, :, :23].reshape(len(pos), 46)
     if game == "nardi" and check_version(game, version) == 2:
         return _nardi.unit_counts(pos)
     return pos[:, :24].astype(np.intp) + 15

@@ -79,7 +79,7 @@ class SelfPlaySettings:
             return "games must be positive"
         if not self.hidden or any(h <= 0 for h in self.hidden):
             return "hidden must be a list of positive widths"
-        return None  # the rest is checked by the self-play command's own check (model/train/selfplay.py)
+        return None  # the rest is checked by the self-play command's own check (model/train/selfplay_args.py)
 
 
 @dataclass(frozen=True)
@@ -249,9 +249,9 @@ def parse(text: str, path: Path) -> Recipe:
 
 
 def _selfplay_problem(game: str, settings: SelfPlaySettings) -> str | None:
-    """What the self-play run's own check (model/train/selfplay.py) finds wrong with these settings,
+    """What the self-play run's own check (model/train/selfplay_args.py) finds wrong with these settings,
     in the recipe's words (``target``, not ``--target``)."""
-    from model.train.selfplay import Args, check
+    from model.train.selfplay_args import Args, check
 
     fields = {f.name for f in dataclasses.fields(Args)}
     given = {k: v for k, v in dataclasses.asdict(settings).items() if k in fields and k != "hidden"}

@@ -22,10 +22,11 @@ Answers are the service's (model/service/: ``hint``, ``cube_hint``, ``evaluation
 ``plan_rollout``, the match's ``analyse_match``, the bot's turn in a game), the very ones the command
 lines print, from the nets of a ``BotShelf``, each loaded once; the network calls of concurrent
 requests are merged into one (nardibot/web/batch.py: a request alone gets the command line's answer to
-the bit, one merged with others the same to float32 rounding). Every bad request gets a 4xx and
-one line {"error": "..."}: 400 for what cannot be read or is against the rules (positions, dice,
-plays, actions, a rollout too large to keep), 404 for an unknown job or table, 405 for a wrong
-method, 413 for a body over ``max_body`` bytes (64 KiB), 429 when every kept rollout job is still busy.
+the bit, one merged with others the same to float32 rounding). The requests' models and the one line
+of a refusal are nardibot/web/request_models.py's. Every bad request gets a 4xx and one line
+{"error": "..."}: 400 for what cannot be read or is against the rules (positions, dice, plays,
+actions, a rollout too large to keep), 404 for an unknown job or table, 405 for a wrong method, 413
+for a body over ``max_body`` bytes (64 KiB), 429 when every kept rollout job is still busy.
 A 500 would be a bug. What another site's page could make a browser send is refused before it is read
 (nardibot/web/guard.py): a Host the server does not serve (DNS rebinding; 400), a request another site's page makes
 (403), a body not of the endpoint's type (JSON; a .mat file: application/octet-stream; 415).
@@ -37,7 +38,6 @@ import json
 import threading
 from collections.abc import Iterable
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from importlib import resources
 from typing import Literal
 
@@ -47,43 +47,43 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi_offline import FastAPIOffline
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from engine import game as g
-from engine.formats.match_id import quoted
 from engine.formats.matchfiles import MAT_SUFFIX, SGF_SUFFIX, match_file
 from engine.formats.svg import click_regions, svg_board
 from model.bot import Bot
 from model.service import match_review
 from model.service.game_turn import resignation_advice
 from model.service.hint import NO_CUBE, HintSettings, cube_hint, evaluation, hint
-from model.service.query import Query, cube_json, cube_view_of, money_rules, picture_state, query_from_object
+from model.service.query import Query, cube_json, cube_view_of, money_rules, picture_state
 from model.service.rollout_answer import check_rollout, plan_rollout
-from model.service.rollout_settings import RolloutSettings
 from nardibot.web.batch import WAIT, NetBatcher
 from nardibot.web.compat import router as compat_router
 from nardibot.web.guard import ANALYSE_TYPE, LOCAL_HOSTS, Guard
 from nardibot.web.jobs import Jobs, JobsFull
 from nardibot.web.play_sessions import HUMAN, Table, Tables, match_info
+from nardibot.web.request_models import (
+    ActionIn,
+    BoardIn,
+    HintIn,
+    MoveIn,
+    NewGameIn,
+    PositionIn,
+    RolloutIn,
+    error_line,
+    request_query,
+    schema_error_line,
+)
 
 MAX_BODY = 64 * 1024
 """Bytes a request body may have; past it the request is answered 413 and not read further."""
-ROLLOUT_TRIALS = 324
-"""Trials per candidate of a rollout job when the request names none (fewer than the command line's
-default: a page waits for it)."""
-ROLLOUT_BATCH = {0: None, 1: 16, 2: 1}
-"""Trials in play at once in a rollout job, by ply (None: the rollout's own 256). Each ply of a trial
-looks ahead from every roll's best plays at once: some 400 positions a play at 1 ply, 8,000 at 2 (the
-3-1 opening's plays, 256 trials in play: over 2 GB at 1 ply, past 5.5 GB at 2 before a trial was
-done); 16 and 1 stay near 200 MB and play as many trials a second. A job's numbers are those of
-``nardibot rollout --ply N --batch B --processes 1``."""
 MAX_ROLLOUT_ITEMS = 800_000
 """Trials x candidates a rollout job may ask: each trial's numbers are kept to the end (for the standard
 errors and the paired differences; about 100 bytes each), so a job's results stay under about 80 MB.
 The move filter's 8 plays at the 100,000 trials a request may ask fit."""
-Game = Literal["backgammon", "nardi"]
 
 
 class ApiError(Exception):
@@ -127,106 +127,6 @@ class BotShelf:
 RECORD_TYPES = {SGF_SUFFIX: "application/x-go-sgf", MAT_SUFFIX: "text/plain; charset=us-ascii"}
 """The Content-Type of a game's record: SGF's customary type (the SGF pages at red-bean.com name it; gnubg's
 files are SGF with GM[6]), and plain ASCII text for a .mat file."""
-
-
-# ---------------------------------------------------------------------------------------------------
-# requests
-
-
-class PositionIn(BaseModel):
-    """A position as hint reads it: JSON (object or text), gnubg Position ID[:Match ID] or XGID."""
-
-    model_config = ConfigDict(extra="forbid")
-    position: str | dict = Field(description="gnubg Position ID[:Match ID], XGID=..., or the JSON form")
-    game: Game = "backgammon"
-    ply: int = Field(HintSettings.ply, ge=0, le=2, description="look-ahead depth")
-
-
-class HintIn(PositionIn):
-    dice: str | list[int] | None = Field(None, description="e.g. 31, 3-1 or [3, 1]; default: the ID's dice")
-
-
-class BoardIn(HintIn):
-    play: str | None = Field(None, description="a play of the dice to mark, in notation")
-
-
-class RolloutIn(HintIn):
-    trials: int = Field(ROLLOUT_TRIALS, ge=2, le=100_000)
-    truncate: int = Field(RolloutSettings.truncate, ge=0, le=10_000, description="plies per trial; 0 plays out")
-    seed: int = Field(RolloutSettings.seed, ge=0, le=2**31 - 1)
-    plays: str | list[str] = Field(RolloutSettings.plays, description="'filter', 'all' or plays in notation")
-    cubeful: bool | None = Field(None, description="with dice: the cube in play; without: the cube decision")
-
-    def settings(self, dice) -> RolloutSettings:
-        """The rollout's settings (model/service/rollout_answer.py), in this process; ``cubeful`` not
-        given: the cube in play whenever there is one (backgammon)."""
-        cubeful = self.cubeful if dice is not None else (self.cubeful is not False)
-        return RolloutSettings(trials=self.trials, truncate=self.truncate, ply=self.ply, seed=self.seed,
-                               plays=self.plays, cubeful=cubeful, processes=1, batch=ROLLOUT_BATCH[self.ply])
-
-
-class NewGameIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    game: Game = "backgammon"
-    match_length: int = Field(0, ge=0, le=25, description="0: money play")
-    cube: bool = True
-    jacoby: bool | None = Field(None, description="money play: gammons count single while the cube is centred "
-                                                  "(default: on in a backgammon money game with the cube, as play)")
-    beavers: bool | None = Field(None, description="money play: a doubled side may redouble at once, keeping the "
-                                                   "cube (default: on in a backgammon money game with the cube, as play)")
-    automatic_doubles: int = Field(0, ge=0, le=6, description="money play: opening ties double the cube, at most N times")
-    seed: int | None = Field(None, ge=0, le=2**31 - 1)
-
-
-class ActionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    action: Literal["roll", "double", "take", "drop", "beaver", "accept", "reject", "resign", "next"]
-    level: int = Field(1, ge=1, le=3, description="resign: 1 single, 2 gammon/mars, 3 backgammon")
-
-
-class MoveIn(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    steps: list[tuple[int, int]] | None = Field(None, max_length=8, description="[[source, destination], ...]")
-    move: str | None = Field(None, max_length=200, description="the whole play in notation")
-
-
-def _query(req: HintIn, with_dice: bool = True) -> Query:
-    """The service's Query of a request (model/service/query.py reads the position and the dice)."""
-    query = query_from_object(req.game, {"position": req.position, "dice": req.dice if with_dice else None}, None)
-    return query if with_dice else replace(query, dice=None)
-
-
-UNION_FIELDS = {"position": "must be text (a gnubg ID, an XGID or JSON) or a JSON object",
-                "dice": "must be text such as 31 or 3-1, or a list of two numbers 1..6",
-                "plays": "must be 'filter', 'all' or a list of plays in notation"}
-"""The one message of a field that takes several forms (pydantic would name each form it tried)."""
-
-
-MAX_ERROR = 300
-"""Characters of an error line at most: the readers show only the start of a long bad input
-(engine/formats/match_id.py's ``quoted``); this cut is for any message that still echoes one whole."""
-
-
-def _error_line(text: str) -> str:
-    """The one line a refusal answers: the message's first line, cut after ``MAX_ERROR`` characters."""
-    line = (text.splitlines() or ["bad request"])[0]
-    return line if len(line) <= MAX_ERROR else f"{line[:MAX_ERROR]}... ({len(line)} characters)"
-
-
-def _one_line(err: ValidationError | RequestValidationError) -> str:
-    """The first problem of a request that does not fit its schema, in one line."""
-    first = err.errors()[0]
-    if first.get("type") == "json_invalid":
-        return "the body is not JSON"
-    loc = [part for part in first.get("loc", ()) if part not in ("body", "query")]
-    if not loc:
-        return first.get("msg", "invalid request")
-    field, rest = str(loc[0]), [str(p) for p in loc[1:] if isinstance(p, int)]
-    if field in UNION_FIELDS and first.get("type") != "missing":
-        return f"{field} {UNION_FIELDS[field]}"
-    if not field.isidentifier() or len(field) > 40:  # an unknown field's name as sent: a line end, 50 KB...
-        field = quoted(field)
-    return f"{'.'.join([field, *rest])}: {first.get('msg', 'invalid')}"
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -312,19 +212,19 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
 
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, err: ApiError):
-        return JSONResponse({"error": _error_line(str(err))}, status_code=err.status)
+        return JSONResponse({"error": error_line(str(err))}, status_code=err.status)
 
     @app.exception_handler(ValueError)  # FormatError, RuleError, IllegalPlayError: the reason
     async def _value_error(request: Request, err: ValueError):
-        return JSONResponse({"error": _error_line(str(err))}, status_code=400)
+        return JSONResponse({"error": error_line(str(err))}, status_code=400)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, err: RequestValidationError):
-        return JSONResponse({"error": _one_line(err)}, status_code=400)
+        return JSONResponse({"error": schema_error_line(err)}, status_code=400)
 
     @app.exception_handler(ValidationError)
     async def _invalid_query(request: Request, err: ValidationError):
-        return JSONResponse({"error": _one_line(err)}, status_code=400)
+        return JSONResponse({"error": schema_error_line(err)}, status_code=400)
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, err: HTTPException):
@@ -333,20 +233,20 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
     # -- positions ----------------------------------------------------------------------------------
 
     def hint_(req: HintIn) -> dict:
-        return hint(shelf.get(req.game), _query(req), HintSettings(ply=req.ply))
+        return hint(shelf.get(req.game), request_query(req), HintSettings(ply=req.ply))
 
     def cube(req: PositionIn) -> dict:
         if req.game != "backgammon":  # before the position is read
             raise ApiError(400, NO_CUBE)
-        return cube_hint(shelf.get(req.game), _query(HintIn(**req.model_dump()), with_dice=False),
+        return cube_hint(shelf.get(req.game), request_query(HintIn(**req.model_dump()), with_dice=False),
                          HintSettings(ply=req.ply))
 
     def evaluate(req: PositionIn) -> dict:
-        return evaluation(shelf.get(req.game), _query(HintIn(**req.model_dump()), with_dice=False),
+        return evaluation(shelf.get(req.game), request_query(HintIn(**req.model_dump()), with_dice=False),
                           HintSettings(ply=req.ply))
 
     def board(req: BoardIn) -> Response:
-        query = _query(req)
+        query = request_query(req)
         cube_state = cube_json(cube_view_of(query.position, query.info, None)) if req.game == "backgammon" else None
         if req.play is not None and query.dice is None:
             raise ApiError(400, "marking a play needs the dice")
@@ -367,7 +267,7 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
     @app.post("/api/rollout", status_code=202, summary="Start a rollout job")
     def start_rollout(req: RolloutIn) -> dict:
         bot = shelf.get(req.game, batched=False)  # a rollout's calls are large: batched by itself
-        query = _query(req)
+        query = request_query(req)
         candidates = check_rollout(query, req.plays)
         if candidates * req.trials > MAX_ROLLOUT_ITEMS:
             raise ApiError(400, f"{req.trials:,} trials of {candidates} plays are too many to keep: at most "

@@ -47,7 +47,7 @@ from model.service.query import query_from_object
 PLY = 0
 """Look-ahead of every answer here: /api/hint's default (neither original API takes a depth)."""
 MAX_MESSAGE = 300
-"""Characters of a refusal's message at most (as nardibot/web/app.py cuts its error lines)."""
+"""Characters of a refusal's message at most (as nardibot/web/request_models.py cuts the API's)."""
 BAR, OFF = 25, 0
 """A step's source on the bar and destination off the board, in the mover's numbers."""
 WILDBG_PROBS = {"win": "win", "winG": "win_gammon", "winBg": "win_backgammon", "loseG": "lose_gammon",

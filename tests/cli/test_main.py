@@ -91,7 +91,7 @@ def test_a_run_records_the_command_that_trained_it_and_replays_either_form(tmp_p
     itself, tests/train); resuming replays the flags of both forms of recorded command."""
     pytest.importorskip("torch")
     from model.net.checkpoint import read
-    from model.train.selfplay import run_settings
+    from model.train.selfplay_args import run_settings
 
     run_dir = tmp_path / "run"
     flags = ["--game", "nardi", "--games", "32", "--threads", "1", "--parallel-games", "32",

@@ -15,6 +15,7 @@ from engine.movegen import ALL_ROLLS
 from engine.tools.sample import random_positions
 from model.net import contact_hits as hits_module
 from model.net import contact_inputs as ci
+from model.net.contact_sides import both_sides, prepare
 
 NAMES = ci.FEATURE_NAMES
 
@@ -304,8 +305,8 @@ def sample():
 def test_hits_equal_the_enumerated_plays(sample):
     """Every roll's hit blots and whether it hits two equal the scalar enumeration, both sides of
     300 positions; P1, P2, PIPLOSS follow from them."""
-    own, opp = ci.both_sides(sample[:300])
-    s = ci.prepare(own, opp)
+    own, opp = both_sides(sample[:300])
+    s = prepare(own, opp)
     hits, twos = hits_module.roll_hits(*ci.hit_masks(s), s.own[:, 24])
     f = ci.half_features(s)
     for r in range(len(own)):
@@ -333,8 +334,8 @@ def test_inputs_of_a_position_do_not_depend_on_its_batch(sample):
 
 def test_features_equal_the_scalar_definitions(sample):
     """Every feature but the hits equals ``ref_half`` on both sides of 500 random positions."""
-    own, opp = ci.both_sides(sample)
-    f = ci.half_features(ci.prepare(own, opp))
+    own, opp = both_sides(sample)
+    f = ci.half_features(prepare(own, opp))
     for r in range(len(own)):
         expected = ref_half(own[r].tolist(), opp[r].tolist())
         for name, value in expected.items():
@@ -427,7 +428,7 @@ def test_containment_is_the_fewest_escapes_from_each_start():
     sides of 3,000 random positions."""
     pos = np.concatenate([random_positions("backgammon", 1000, seed=11, kind=k)[0]
                           for k in ("any", "contact", "bar")])
-    s = ci.prepare(*ci.both_sides(pos))
+    s = prepare(*both_sides(pos))
     got = ci.containment(s)
     escapes = ci.ESCAPES[ci.escapes_ahead(s.held[None, :], ci._CONTAIN_FROM[:, None])]  # (10, n): -1..8
     contain = escapes[1:].min(axis=0)

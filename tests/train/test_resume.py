@@ -17,6 +17,7 @@ import torch
 from model.net.checkpoint import read
 from model.net.network import NetConfig, OutcomeNet
 from model.train import selfplay as train
+from model.train.selfplay_args import lr_at, lr_schedule, resume_args
 from model.train.td import SelfPlayActor, collect
 from nardibot.cli.cmd_train import main as train_main
 
@@ -30,7 +31,7 @@ SCHEDULE = "0:1e-3,150000:3e-4,320000:1e-4"  # the shipped backgammon run's
 
 def resumed(blob: dict, *flags: str):
     argv = ["--run-dir", "runs/x", "--resume", *flags]
-    return train.resume_args(train.parse_args(argv), argv, blob)
+    return resume_args(train.parse_args(argv), argv, blob)
 
 
 def run_train(*flags: str) -> subprocess.CompletedProcess:
@@ -47,7 +48,7 @@ def test_resume_keeps_the_runs_own_settings():
     lambda, batch sizes, seed and network, and one line lists them."""
     blob = read(BG_RUN)
     args, line = resumed(blob)
-    assert args.lr_schedule == SCHEDULE and train.lr_at(train.lr_schedule(args), blob["games"]) == 1e-4
+    assert args.lr_schedule == SCHEDULE and lr_at(lr_schedule(args), blob["games"]) == 1e-4
     assert (args.game, args.hidden, args.seed, args.lam) == ("backgammon", "256", 7, 0.7)
     assert (args.parallel_games, args.samples_per_update, args.batch_size) == (256, 16384, 1024)
     assert args.games == 740475 and args.out == "" and args.threads == 0  # not the run's --out or --threads
@@ -67,7 +68,7 @@ def test_a_flag_given_on_resume_overrides_the_runs_own():
     args, line = resumed(blob, "--lr", "5e-5")  # a constant rate from now on replaces the schedule
     assert (args.lr, args.lr_schedule) == (5e-5, "") and f"--lr 5e-05 (was --lr-schedule {SCHEDULE})" in line
     args, line = resumed(blob, "--lr-schedule", "0:1e-3,750000:5e-5")
-    assert train.lr_at(train.lr_schedule(args), 750000) == 5e-5
+    assert lr_at(lr_schedule(args), 750000) == 5e-5
     assert "changed --lr-schedule 0:1e-3,750000:5e-5" in line
 
 

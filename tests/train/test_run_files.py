@@ -14,6 +14,7 @@ import pytest
 from model.net.checkpoint import read, save
 from model.net.network import NetConfig, OutcomeNet
 from model.train import selfplay as train
+from model.train.selfplay_args import resume_args
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONPATH": str(ROOT)}
@@ -141,9 +142,9 @@ def test_keep_snapshots_is_checked_and_a_run_from_before_it_keeps_every_snapshot
     blob = read(NARDI_RUN)
     assert "keep_snapshots" not in blob["args"]
     argv = ["--run-dir", "runs/x", "--resume"]
-    args, line = train.resume_args(train.parse_args(argv), argv, blob)
+    args, line = resume_args(train.parse_args(argv), argv, blob)
     assert args.keep_snapshots == 0 and "--keep-snapshots 0" in line.split(";")[0]
     argv += ["--keep-snapshots", "3"]
-    args, line = train.resume_args(train.parse_args(argv), argv, blob)
+    args, line = resume_args(train.parse_args(argv), argv, blob)
     assert args.keep_snapshots == 3 and "changed --keep-snapshots 3 (was 0)" in line
     assert "--keep-snapshots" in train.build_parser().format_help()

@@ -107,11 +107,12 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
 def test_learning_rate_schedule():
     """--lr-schedule gives the rate in force by games played; a malformed one is refused with exit 2."""
     from model.train import selfplay as train
+    from model.train.selfplay_args import lr_at, lr_schedule
 
     args = train.parse_args(["--lr-schedule", "150000:3e-4,0:1e-3,320000:1e-4"])
-    schedule = train.lr_schedule(args)
-    assert [train.lr_at(schedule, g) for g in (0, 149_999, 150_000, 400_000)] == [1e-3, 1e-3, 3e-4, 1e-4]
-    assert train.lr_schedule(train.parse_args(["--lr", "0.01"])) == [(0, 0.01)]
+    schedule = lr_schedule(args)
+    assert [lr_at(schedule, g) for g in (0, 149_999, 150_000, 400_000)] == [1e-3, 1e-3, 3e-4, 1e-4]
+    assert lr_schedule(train.parse_args(["--lr", "0.01"])) == [(0, 0.01)]
     for bad in ("5:1e-3", "0:fast", "0:-1"):
         proc = run_train("--lr-schedule", bad, check=False)
         assert proc.returncode == 2 and "--lr-schedule" in proc.stderr and "Traceback" not in proc.stderr
