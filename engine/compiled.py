@@ -1,16 +1,23 @@
 """Whether the compiled kernels run: numba, when it is installed (the ``[fast]`` extra).
 
 The numpy code is the reference and what runs without numba. Where numba is installed, the
-per-position work (the backgammon network inputs, model/net/encode_numba.py; the move generator,
-engine/movegen_numba.py) runs as numba kernels that give the same numbers bit for bit
-(tests/net/test_encode_numba.py, tests/engine/test_movegen_numba.py).
+per-position work runs as numba kernels. Most give the same numbers bit for bit ("exact" kernels:
+the backgammon and long-nardi network inputs, model/net/encode_numba.py and nardi_numba.py; the move
+generator, engine/movegen_numba.py; the bear-off test and the cube values of checker play,
+model/net/forward_numba.py and model/cube/cube_numba.py; each compared bit for bit in its test).
+One does not: the network's forward pass for small batches (model/net/forward_numba.py) sums in
+another order than the matrix library, so its probabilities agree with numpy's to float32 rounding.
 
 numba's import and the loading of its cached kernels cost about 0.6 s of CPU, more than a whole
-0-ply ``nardibot hint``. So a process starts on the numpy path and changes over once the work that
-has kernels has taken ``NARDIBOT_NUMBA_WARMUP`` seconds there (default 0.5; 0: from the first call):
-a single command never imports numba, a server, a rollout or a training run changes over within its
-first second. The answers are the same either way. NARDIBOT_NO_NUMBA=1 keeps every process on numpy.
-Nothing here imports numba; each module with kernels imports them when ``numba_due`` first says so.
+0-ply ``nardibot hint``. So a process starts on the numpy path and changes over to the exact kernels
+once the work that has kernels has taken ``NARDIBOT_NUMBA_WARMUP`` seconds there (default 0.5): a
+single command never imports numba, a server, a rollout or a training run changes over within its
+first second, and the answers are the same either way. The forward-pass kernel runs only in a
+process that uses numba from its first call (``NARDIBOT_NUMBA_WARMUP=0``, or ``use_numba(True)``),
+so that no process changes its numbers on the way (a seeded rollout gives the same figures to the
+last digit, a server the same as a command); such a process's figures differ from a numpy
+process's in the last float32 digits. NARDIBOT_NO_NUMBA=1 keeps every process on numpy. Nothing
+here imports numba; each module with kernels imports them when they are first due.
 """
 
 from __future__ import annotations
@@ -58,6 +65,14 @@ def charge_numpy(seconds: float) -> None:
     _numpy_seconds += seconds
 
 
+def numba_from_start() -> bool:
+    """Whether this process runs the kernels from its first call (no warm-up, or ``use_numba(True)``):
+    where the kernels that are not bit for bit may run (the module docstring)."""
+    if _forced is not None:
+        return _forced
+    return WARMUP_SECONDS == 0 and numba_installed()
+
+
 def use_numba(flag: bool | None) -> bool | None:
     """Run the kernels from now on (True, where numba is installed) or never (False); None: decide
     as the module docstring says. Returns the previous setting, for tests and benchmarks that compare
@@ -72,14 +87,16 @@ class Kernels:
     """A module's compiled kernels, imported by ``load`` (a function that imports them and returns
     what the module calls) the first time they are due; calling it gives them, or None while
     ``numba_due`` is false or where numba would not import (a numba that does not fit this numpy):
-    the caller then runs its numpy code."""
+    the caller then runs its numpy code. ``exact=False``: kernels whose numbers are not the numpy
+    code's bit for bit, due only where ``numba_from_start`` says so."""
 
-    def __init__(self, load: Callable[[], Any]):
+    def __init__(self, load: Callable[[], Any], exact: bool = True):
         self._load = load
+        self._exact = exact
         self._loaded: Any = None  # False once an import failed
 
     def __call__(self) -> Any:
-        if not numba_due():
+        if not (numba_due() if self._exact else numba_from_start()):
             return None
         if self._loaded is None:
             try:

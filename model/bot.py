@@ -39,7 +39,6 @@ class Bot:
         self.game = game
         self.name = name
         self.net = net  # the OutcomeNet for trained players, None for baselines
-        self._money_view = None  # the view of every position without an ID (``_cube_views``), once made
 
     @classmethod
     def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu",
@@ -84,11 +83,12 @@ class Bot:
         pos = np.stack([p for p, _ in read]) if read else np.zeros((0, 28), np.int8)
         if self.game != "backgammon":
             return pos, [None] * len(pos)
+        money = None
         views = []
         for p, info in read:
             if info is None:  # the same money view for every position without an ID
-                self._money_view = self._money_view or cube_view_of(p, None, None)
-                views.append(self._money_view)
+                money = money or cube_view_of(p, None, None)
+                views.append(money)
             else:
                 views.append(cube_view_of(p, info, None))
         return pos, views

@@ -148,8 +148,8 @@ def net_flops(net) -> int:
 
 def matrix_seconds(net, features: np.ndarray, repeat: int) -> tuple[float, str]:
     """CPU seconds per position of the net's layers alone on one encoded position at a time, and what
-    ran them: the compiled small-batch kernel where numba runs (model/net/forward_numba.py), else the
-    matrix library."""
+    ran them: the compiled small-batch kernel where it runs (model/net/forward_numba.py: a process on
+    numba from its first call), else the matrix library."""
     from model.net import inference
 
     kernels = inference._kernels()
@@ -348,7 +348,19 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--gnubg", default="/usr/games/gnubg")
     parser.add_argument("--json", default=None)
+    parser.add_argument("--kernels", choices=("all", "exact"), default="all",
+                        help="where numba is installed: every compiled kernel from the first call (all, as "
+                             "NARDIBOT_NUMBA_WARMUP=0 does), or only those that give the numpy numbers bit for bit, "
+                             "as a process that changes over after its warm-up runs them (exact); "
+                             "NARDIBOT_NO_NUMBA=1: none")
     args = parser.parse_args(argv)
+    from engine import compiled
+
+    if compiled.numba_installed():
+        if args.kernels == "all":
+            compiled.use_numba(True)
+        else:
+            compiled.charge_numpy(compiled.WARMUP_SECONDS)  # the warm-up spent: the exact kernels are due
     if args.quick:
         args.rounds, args.positions, args.single, args.batch, args.hint_positions = 1, 32, 8, 256, 1
         args.selfplay_updates, args.rollout_trials = 1, 8
@@ -367,6 +379,8 @@ def main(argv: list[str]) -> int:
              "trials": args.rollout_trials}
     table = {}
     print(f"command: {command}")
+    print("ours: " + ("the numpy code" if not compiled.numba_installed() else
+                      "every compiled kernel" if args.kernels == "all" else "the bit-for-bit kernels only"))
     print(f"{os.cpu_count()} cores, load average (1 min) {min(loads):.2f}-{max(loads):.2f}; medians of "
           f"{args.rounds} round(s); CPU time in process, wall time for whole commands, self-play and rollouts")
     print("\n| work | cores each | this project | gnubg 1.07 / gnubg-nn (C) | ratio |\n|---|---|---|---|---|")
@@ -395,7 +409,7 @@ def main(argv: list[str]) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"command": command, "load_average": loads, "rounds": args.rounds,
                                                "rows": table, "runs": runs, "sgemm_flops": sgemm,
-                                               "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS},
+                                               "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS}, "kernels": args.kernels,
                                                "matrix_seconds_one": matrix[0], "layers": matrix[1]}, indent=1) + "\n")
     return 0
 

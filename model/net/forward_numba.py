@@ -13,8 +13,10 @@ tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of po
 (it is a few 1e-7 in practice). inference.py uses this kernel for batches up to its ``SMALL_BATCH`` rows,
 where it is faster; larger batches go through the matrix library.
 
-Nothing imports this module but inference.py's and evaluator.py's lazy loaders (engine/compiled.py
-says when). Kernels are compiled on first use and kept in numba's disk cache (``cache=True``).
+Nothing imports this module but the lazy loaders of inference.py (the forward pass: only in a
+process on numba from its first call, since it is not bit for bit; engine/compiled.py) and of
+bearoff.py (the bear-off test, bit for bit). Kernels are compiled on first use and kept in numba's
+disk cache (``cache=True``).
 """
 
 from __future__ import annotations

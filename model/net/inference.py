@@ -3,8 +3,9 @@
 Importing torch costs over a second; a hint or a served move should not wait for it. The weights come
 from a checkpoint read by model/net/checkpoint.py (a .safetensors file is read by numpy alone).
 
-``NumpyNet`` computes exactly what ``model.net.network.OutcomeNet`` computes (Linear + ReLU layers, then the
-chained sigmoid heads), in float32, from the same weights. Large batches go through in blocks of ``CHUNK``
+``NumpyNet`` computes what ``model.net.network.OutcomeNet`` computes (Linear + ReLU layers, then the
+chained sigmoid heads), in float32, from the same weights, to float32 rounding (each library sums in
+its own order). Large batches go through in blocks of ``CHUNK``
 rows: the features and hidden activations of a block stay in the processor's cache, where a whole batch of
 100,000 children (a rollout ply's) would page through hundreds of megabytes of freshly allocated memory,
 two to three times slower.
@@ -20,8 +21,9 @@ from model.net.equity import chain_heads
 from model.net.features import encode
 
 SMALL_BATCH = 128
-"""Batches of up to this many rows go through model/net/forward_numba.py's kernel where numba runs
-(faster there: one position 46 -> 12 us in all); larger ones through the matrix library."""
+"""Batches of up to this many rows go through model/net/forward_numba.py's kernel where it runs (a
+process on numba from its first call, engine/compiled.py; one position's 0-ply evaluation 46 -> 14 us
+in all), larger ones through the matrix library."""
 
 CHUNK = 4096
 """Rows per block of the forward pass (CPU time of a 146,000-child rollout ply, 2-core EPYC: 1.7 s in one
@@ -35,7 +37,7 @@ def _import_kernels():
     return forward_numba
 
 
-_kernels = Kernels(_import_kernels)
+_kernels = Kernels(_import_kernels, exact=False)  # within float32 rounding: from a process's first call only
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -77,7 +79,7 @@ class NumpyNet:
         if len(positions) == 0:
             return np.zeros((0, self.config.outputs))
         x = encode(self.config.game, positions, self.config.feature_version)
-        kernels = _kernels() if len(positions) <= SMALL_BATCH else None
+        kernels = _kernels() if len(positions) <= SMALL_BATCH and self.layers else None
         if kernels is not None:  # a few rows: one compiled pass (float32 rounding apart, the same numbers)
             return kernels.forward(self, x)
         for w, b in self.layers:

@@ -72,3 +72,40 @@ def test_a_warm_up_that_is_not_a_number_of_seconds_takes_the_default():
 
     assert _warmup_seconds("abc") == 0.5 and _warmup_seconds("-1") == 0.5 and _warmup_seconds(None) == 0.5
     assert _warmup_seconds("0") == 0.0 and _warmup_seconds("2.5") == 2.5
+
+
+def test_the_kernel_that_is_not_bit_for_bit_runs_only_from_a_process_first_call(monkeypatch):
+    """The exact kernels change over after the warm-up; the small-batch forward pass (float32
+    rounding apart from numpy's) never does in such a process, only where numba runs from the
+    first call (no warm-up, or use_numba(True)): so a process never changes its numbers on the way."""
+    from model.net import bearoff, inference
+
+    monkeypatch.setattr(compiled, "_forced", None)
+    monkeypatch.setattr(compiled, "_installed", None)
+    monkeypatch.setattr(compiled, "_numpy_seconds", 0.0)
+    monkeypatch.setattr(compiled, "WARMUP_SECONDS", 0.5)
+    monkeypatch.delenv("NARDIBOT_NO_NUMBA", raising=False)
+    compiled.charge_numpy(1.0)
+    assert compiled.numba_due() and not compiled.numba_from_start()
+    assert bearoff._kernels() is not None and inference._kernels() is None
+    monkeypatch.setattr(compiled, "WARMUP_SECONDS", 0.0)
+    assert compiled.numba_from_start() and inference._kernels() is not None
+    monkeypatch.setattr(compiled, "WARMUP_SECONDS", 0.5)
+    compiled.use_numba(True)
+    assert inference._kernels() is not None
+    compiled.use_numba(False)
+    assert inference._kernels() is None and bearoff._kernels() is None
+
+
+def test_a_seeded_rollout_is_the_same_whenever_the_kernels_come_in():
+    """A rollout's figures do not depend on the moment the exact kernels take over (warm-up 0.05 s
+    against never): the forward pass stays on the matrix library in both."""
+    script = ("import dataclasses; from model import Bot; r = Bot.load().rollout('4HPwATDgc/ABMA', '31', trials=72, batch=4, "
+              "seed=3, truncate=5); print(repr(dataclasses.replace(r, seconds=0.0)).replace(chr(10), ' '))")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("NARDIBOT_NUMBA") and k != "NARDIBOT_NO_NUMBA"}
+    answers = []
+    for env in ({"NARDIBOT_NUMBA_WARMUP": "0.05"}, {"NARDIBOT_NO_NUMBA": "1"}):
+        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                              env={**clean, "PYTHONPATH": str(ROOT), **env}, check=True)
+        answers.append(done.stdout.splitlines()[-1])
+    assert answers[0] == answers[1]
