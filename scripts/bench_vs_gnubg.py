@@ -267,11 +267,11 @@ class Bench:
         return ours, self._gnubg_best(len(pos))
 
     # hints (CPU seconds per position; whole command: wall seconds)
-    def _our_hint_cpu(self, ply):
+    def _our_hint_cpu(self, ply, prune=0):
         from model.service.hint import HintSettings, hint
         from model.service.query import query_of_text
 
-        settings = HintSettings(ply=ply)
+        settings = HintSettings(ply=ply, prune=prune)
         queries = [query_of_text("backgammon", p, d) for p, d in self.hint_jobs]
         return cpu_seconds(lambda: [hint(self.bot, q, settings) for q in queries]) / len(queries)
 
@@ -279,7 +279,13 @@ class Bench:
         return self._our_hint_cpu(0), self.gnubg and gnubg_hint_cpu(self.gnubg, self.hint_jobs, 0)
 
     def row_hint2(self):
-        return self._our_hint_cpu(2), self.gnubg and gnubg_hint_cpu(self.gnubg, self.hint_jobs, 2)
+        self.gnubg_hint2 = self.gnubg and gnubg_hint_cpu(self.gnubg, self.hint_jobs, 2)
+        return self._our_hint_cpu(2), self.gnubg_hint2
+
+    def row_hint2_pruned(self):
+        """Inner plays among pubeval's best 8 (hint --prune 8), as gnubg picks them among its pruning
+        net's best; gnubg's figure is the same round's of the row above."""
+        return self._our_hint_cpu(2, prune=8), getattr(self, "gnubg_hint2", None)
 
     def row_hint2_command(self):
         return our_hint_command(OPENING, "43", 2), self.gnubg and gnubg_hint_command(self.gnubg, OPENING, "43", 2)
@@ -318,6 +324,8 @@ ROWS = (  # (key, work, unit, higher is better, cores, --all only)
     ("choose_batch", "best play, Bot.choose_batch of {positions} vs gnubg-nn best_move", "pos/s", True, 1, False),
     ("hint0", "0-ply hint in a running process, CPU per position ({hints} mid-game)", "ms", False, 1, False),
     ("hint2", "2-ply hint in a running process, CPU per position ({hints} mid-game)", "ms", False, 1, False),
+    ("hint2_pruned", "2-ply hint, inner plays among pubeval's best 8 (--prune 8), CPU per position", "ms", False, 1,
+     False),
     ("hint2_command", "2-ply hint, whole command, the opening with 4-3 (wall)", "s", False, 1, False),
     ("selfplay", "self-play with learning, 2 actors vs gnubg 0-ply self-play on 2 threads", "games/s", True, 2, True),
     ("rollout", "rollout with variance reduction, 2 processes vs 2 threads, {trials} trials", "trials/s", True, 2, True),

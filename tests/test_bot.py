@@ -148,3 +148,21 @@ def test_hint_gives_each_plays_single_steps_when_asked():
         child = read_json_position("backgammon", play["position"])
         assert [tuple(s) for s in play["steps"]] == list(play_steps("backgammon", query.position, child, (6, 6)))
         assert len(play["steps"]) == 4
+
+
+def test_a_pruned_look_ahead_picks_inner_plays_among_pubevals_best():
+    """hint's ``prune`` K: inside the 2-ply look-ahead each roll's play is the net's best among pubeval's
+    K best, so the values move a little (not at all at 0 ply) and the ranking of the opening 4-3 keeps
+    its best play; a negative K is refused."""
+    from model.service.hint import HintSettings, hint
+    from model.service.query import query_of_text
+
+    bot = Bot.load()
+    query = query_of_text("backgammon", "4HPwATDgc/ABMA", "43")
+    full, pruned = (hint(bot, query, HintSettings(ply=2, prune=k)) for k in (0, 8))
+    assert full["plays"][0]["move"] == pruned["plays"][0]["move"]
+    gaps = [abs(a["equity"] - b["equity"]) for a, b in zip(full["plays"], pruned["plays"]) if a["ply"] == 2]
+    assert 0 < max(gaps) < 0.05
+    assert hint(bot, query, HintSettings(ply=0, prune=8)) == hint(bot, query, HintSettings(ply=0))
+    with pytest.raises(ValueError, match="prune"):
+        HintSettings(ply=2, prune=-1)

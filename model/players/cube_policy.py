@@ -78,17 +78,22 @@ class CubePolicy:
     ``net``: anything with ``config`` (game, outputs) and ``probabilities(positions, device)`` for
     positions seen by the side on roll; None for a baseline, which then needs ``player`` (a
     model.players.base.Player) for its plays. ``resign_tolerance``: how close to playing on a
-    resignation must be to be offered (model/cube/resign.py).
+    resignation must be to be offered (model/cube/resign.py). ``prune`` K > 0 (backgammon): inside
+    the look-ahead, each roll's play is the net's best of the K plays pubeval ranks highest
+    (model/search/lookahead.py), as gnubg picks inner plays among its pruning net's best; 0: of every play.
     """
 
     def __init__(self, net=None, player=None, plies: int = 0, checker: str = "cubeful", device="cpu",
-                 keep: int = KEEP, margin: float = MARGIN, resign_tolerance: float = TOLERANCE):
+                 keep: int = KEEP, margin: float = MARGIN, resign_tolerance: float = TOLERANCE, prune: int = 0):
         if checker not in CHECKER_PLAY:
             raise ValueError(f"checker play must be one of {', '.join(CHECKER_PLAY)}, got {checker!r}")
         if net is None and player is None:
             raise ValueError("a policy needs a network or a player")
         if plies < 0:
             raise ValueError(f"plies must be 0 or more, got {plies}")
+        if prune < 0:
+            raise ValueError(f"prune must be 0 (every play) or more, got {prune}")
+        self.prune = prune
         self.net, self.player, self.plies, self.checker, self.device = net, player, plies, checker, device
         self.keep, self.margin, self.resign_tolerance = keep, margin, resign_tolerance
         self.game = net.config.game if net is not None else player.game
@@ -138,7 +143,7 @@ class CubePolicy:
         looked = np.concatenate(chosen)
         if include is not None:
             looked = np.union1d(looked, np.asarray(include, dtype=np.int64))
-        probs[looked] = child_probabilities_ahead(self.net, children[looked], self.plies, self.device)
+        probs[looked] = child_probabilities_ahead(self.net, children[looked], self.plies, self.device, self.prune)
         value[looked] = self._values(probs[looked], children[looked], parent[looked], views)
         depth[looked] = self.plies
         return value, probs, depth
@@ -161,7 +166,7 @@ class CubePolicy:
 
     def on_roll_probabilities(self, positions: np.ndarray) -> np.ndarray:
         """(B, K) cubeless probabilities of positions seen by the side on roll, before its roll."""
-        return evaluate_positions(self.net, np.asarray(positions, dtype=np.int8), self.plies, self.device)
+        return evaluate_positions(self.net, np.asarray(positions, dtype=np.int8), self.plies, self.device, self.prune)
 
     def cube_decision(self, position: np.ndarray, view, probs=None):
         """model/cube/decisions.py's ``CubeDecision`` (batch of one) of the side on roll in ``position``,

@@ -57,8 +57,9 @@ def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu", pru
     return (value * weights).reshape(n, rolls, -1).sum(axis=1)
 
 
-def child_probabilities_ahead(net, children: np.ndarray, plies: int, device="cpu") -> np.ndarray:
-    """n-ply probabilities (N, K) of children (the mover just played), from the mover's view."""
+def child_probabilities_ahead(net, children: np.ndarray, plies: int, device="cpu", prune: int = 0) -> np.ndarray:
+    """n-ply probabilities (N, K) of children (the mover just played), from the mover's view; ``prune``
+    as ``evaluate_positions``."""
     if plies <= 0:
         return child_probabilities(net, children, device)
     game = net.config.game
@@ -66,7 +67,7 @@ def child_probabilities_ahead(net, children: np.ndarray, plies: int, device="cpu
     out = np.empty((len(children), net.config.outputs))
     out[done] = outcome_targets(game, winner_score(game, children[done]))
     if (~done).any():
-        out[~done] = flip_probs(game, evaluate_positions(net, flip(game, children[~done]), plies, device))
+        out[~done] = flip_probs(game, evaluate_positions(net, flip(game, children[~done]), plies, device, prune))
     return out
 
 

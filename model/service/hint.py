@@ -46,18 +46,21 @@ class HintSettings:
     the position's probabilities; ``top``: plays a table lists and ``hint --rollout`` rolls out (the
     answer itself lists every play); ``met``: the match equity table (None: model/cube/met.py's
     default); ``checker``: "cubeful" values plays at the ID's cube and score (money cubeful equity, or
-    MWC in a match), "cubeless" by the plain cubeless equity whatever the cube and score."""
+    MWC in a match), "cubeless" by the plain cubeless equity whatever the cube and score; ``prune``:
+    inside the look-ahead, each roll's play is picked among pubeval's ``prune`` best (0: among every
+    play; backgammon only: CubePolicy's ``prune``)."""
 
     ply: int = 0
     top: int = 10
     met: str | None = None
     checker: str = "cubeful"
+    prune: int = 0
 
     def __post_init__(self):
         if self.checker not in CHECKER_PLAY:
             raise ValueError(f"checker play must be one of {', '.join(CHECKER_PLAY)}, got {self.checker!r}")
-        if self.ply < 0 or self.top < 1:
-            raise ValueError(f"ply must be >= 0 and top >= 1, got {self.ply} and {self.top}")
+        if self.ply < 0 or self.top < 1 or self.prune < 0:
+            raise ValueError(f"ply and prune must be >= 0 and top >= 1, got {self.ply}, {self.prune} and {self.top}")
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,7 +104,7 @@ def _scores(bot, positions, dice, children, parent, views, settings: HintSetting
     if settings.ply == 0 and settings.checker == "cubeless":  # the net's own float32 equity, as NetPlayer picks
         probs = child_probabilities(bot.net, children, getattr(bot.player, "device", "cpu"))
         return cubeless_equity(bot.game, probs), probs, depth, None
-    policy = CubePolicy.for_bot(bot, settings.ply, checker=settings.checker)
+    policy = CubePolicy.for_bot(bot, settings.ply, checker=settings.checker, prune=settings.prune)
     value, probs, depth = policy.rank_plays(children, parent, views)
     return value, probs, depth, None
 
@@ -146,7 +149,7 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
         raise FormatError("the game is over: a side has borne off all 15 checkers")
     if bot.net is None:
         raise ValueError(f"{bot.name} is a baseline: hint needs a network (a checkpoint)")
-    policy = CubePolicy.for_bot(bot, settings.ply)
+    policy = CubePolicy.for_bot(bot, settings.ply, prune=settings.prune)
     view = cube_view_of(pos, query.info, settings.met) if game == "backgammon" else None
     out = {"game": game, "bot": bot.name, "ply": settings.ply, "position": write_json_position(pos),
            "dice": None if query.dice is None else [int(d) for d in query.dice],

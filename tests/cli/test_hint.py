@@ -452,6 +452,18 @@ def test_top_must_be_at_least_one(capsys, nets, top):
     assert err.splitlines() == [f"nardibot hint: error: --top must be at least 1, got {top}"]
 
 
+def test_prune_is_refused_below_zero_and_prunes_at_two_ply(capsys, nets):
+    """--prune -1: one error line, status 2; --prune 8 at 2 ply: the same plays, valued a little apart."""
+    with pytest.raises(SystemExit) as exit_info:
+        ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--prune", "-1")
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip().splitlines() == ["nardibot hint: error: --prune must be 0 (every play) or more, got -1"]
+    full = ask_json(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--ply", "2")
+    pruned = ask_json(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--ply", "2", "--prune", "8")
+    assert sorted(p["move"] for p in full["plays"]) == sorted(p["move"] for p in pruned["plays"])
+    assert [p["probs"] for p in full["plays"]] != [p["probs"] for p in pruned["plays"]]
+
+
 def test_met_says_when_it_is_not_used(capsys, nets, tmp_path):
     """--met in a money game (or long nardi): the same answer and one note on stderr; in a match no note;
     an unknown table: one error line, status 2."""
