@@ -26,7 +26,11 @@ gnubg's side:
 
 Ours: the engine's ``legal_plays``, the shipped net as ``Bot.load()`` loads it (numpy, bear-offs
 from the databases), ``Bot.choose`` / ``Bot.choose_batch``, the hint service
-(model/service/hint.py's ``hint``, as ``nardibot hint`` calls it) and ``python evaluate.py hint``.
+(model/service/hint.py's ``hint``, as ``nardibot hint`` calls it; once more with ``prune=8``, the
+inner plays among pubeval's best 8) and ``python evaluate.py hint``. Where numba is installed,
+``--kernels all`` (the default) runs every compiled kernel from the first call, as
+NARDIBOT_NUMBA_WARMUP=0 does, and ``--kernels exact`` only the bit-for-bit ones, as a process that
+changes over after its warm-up (engine/compiled.py); NARDIBOT_NO_NUMBA=1 runs the numpy code.
 
 The physical limit: FLOPs of one evaluation of the shipped net (two per multiply-add of its layers)
 and of gnubg's contact net (250 inputs, 128 hidden units, 5 outputs: gnubg 1.07's documented sizes),
