@@ -151,9 +151,12 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
         raise ValueError(f"{bot.name} is a baseline: hint needs a network (a checkpoint)")
     policy = CubePolicy.for_bot(bot, settings.ply, prune=settings.prune)
     view = cube_view_of(pos, query.info, settings.met) if game == "backgammon" else None
-    out = {"game": game, "bot": bot.name, "ply": settings.ply, "position": write_json_position(pos),
-           "dice": None if query.dice is None else [int(d) for d in query.dice],
-           "plays": None, "cube_decision": None}
+    out = {"game": game, "bot": bot.name, "ply": settings.ply}
+    if settings.prune and settings.ply and game == "backgammon":  # said only where it changed the search
+        out["prune"] = settings.prune
+    out |= {"position": write_json_position(pos),
+            "dice": None if query.dice is None else [int(d) for d in query.dice],
+            "plays": None, "cube_decision": None}
     if game == "backgammon":
         out["position_id"] = write_position_id(pos)
         if query.info is not None:

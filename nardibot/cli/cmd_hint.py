@@ -12,7 +12,8 @@ play, serve and the cube arena make), the one the web API serves; here it is rea
 
 JSON schema (``--json``, and every line of ``--jsonl``), all equities from the side on roll:
 
-    {"game", "bot", "ply", "position": <JSON form>, "dice": [a, b] | null,
+    {"game", "bot", "ply", "prune"? (K of --prune K when it pruned: backgammon at 1 or 2 ply),
+     "position": <JSON form>, "dice": [a, b] | null,
      "position_id", "match_id"? (backgammon; match_id when one was given, with the dice analysed),
      "cube": {"value", "owner": "centred"|"me"|"opponent", "match_length", "score": [me, opp],
               "crawford", "jacoby", "beavers"}  (backgammon only),
@@ -88,7 +89,8 @@ def render(answer: dict, top: int, board: bool) -> str:
                  + (" (Crawford)" if c["crawford"] else ""))
         lines.append(f"{where}; cube {c['value']} {c['owner']}")
     mine, theirs = pips(game, pos[None])[0]
-    lines.append(f"Pips: {mine} (on roll) vs {theirs}.  {answer['bot']} at {answer['ply']}-ply")
+    pruned = f", inner plays among pubeval's best {answer['prune']}" if answer.get("prune") else ""
+    lines.append(f"Pips: {mine} (on roll) vs {theirs}.  {answer['bot']} at {answer['ply']}-ply{pruned}")
     names = OUTPUT_NAMES[game]
     ev = answer["evaluation"]
     lines.append("Cubeless: " + "  ".join(f"{n} {100 * ev['probs'][n]:.1f}%" for n in names)

@@ -88,7 +88,7 @@ def check_probs(game: str, probs: dict) -> None:
 def check_schema(a: dict) -> None:
     """Keys and types of one answer, as the module docstring documents them."""
     game = a["game"]
-    optional = {"position_id", "match_id", "cube"} if game == "backgammon" else set()
+    optional = {"position_id", "match_id", "cube", "prune"} if game == "backgammon" else set()
     assert TOP_KEYS <= set(a) <= TOP_KEYS | optional and documented(set(a))
     assert isinstance(a["bot"], str) and a["ply"] in (0, 1, 2)
     check_position(game, a["position"])
@@ -462,6 +462,10 @@ def test_prune_is_refused_below_zero_and_prunes_at_two_ply(capsys, nets):
     pruned = ask_json(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--ply", "2", "--prune", "8")
     assert sorted(p["move"] for p in full["plays"]) == sorted(p["move"] for p in pruned["plays"])
     assert [p["probs"] for p in full["plays"]] != [p["probs"] for p in pruned["plays"]]
+    assert pruned["prune"] == 8 and "prune" not in full and documented(pruned)
+    code, out, _ = ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--ply", "2", "--prune", "8", "--no-board")
+    assert code == 0 and "at 2-ply, inner plays among pubeval's best 8" in out
+    assert "prune" not in ask_json(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--prune", "8")  # 0 ply: no search
 
 
 def test_met_says_when_it_is_not_used(capsys, nets, tmp_path):
