@@ -17,18 +17,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from model.net.encode_numba import _highest_bit  # the backgammon kernels' own, one definition
+
 AHEAD_MASK = (1 << 12) - 1
 ALL_POINTS = (1 << 24) - 1
-
-
-@njit(cache=True)
-def _highest_bit(mask):
-    """Index of the highest set bit of a non-negative mask; -1 for 0."""
-    bit = -1
-    while mask > 0:
-        mask >>= 1
-        bit += 1
-    return bit
 
 
 @njit(cache=True)
