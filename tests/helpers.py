@@ -86,3 +86,19 @@ def bearoff(mine, theirs):
     pos[18:24] = -np.asarray(theirs)[::-1]
     pos[26], pos[27] = 15 - sum(mine), 15 - sum(theirs)
     return pos
+
+
+def numpy_then_kernels(kernels, f, *args):
+    """``f(*args)`` with the numpy code, then with the compiled kernels (engine/compiled.py's
+    ``use_numba``); ``kernels``: the module's ``Kernels`` loader, which must load."""
+    from engine.compiled import use_numba
+
+    previous = use_numba(False)
+    try:
+        reference = f(*args)
+        use_numba(True)
+        assert kernels() is not None, "the kernels did not load"
+        compiled = f(*args)
+    finally:
+        use_numba(previous)
+    return reference, compiled

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from engine.board import CHECKERS, OFF, OPP_OFF
-from engine.compiled import use_numba
 from engine.tools.sample import KINDS, random_positions
 from model.cube import decisions as cube
+from tests.helpers import numpy_then_kernels
 from tests.net.test_encode_numba import scattered
 
 numba = pytest.importorskip("numba")
@@ -19,15 +19,7 @@ from model.cube import cube_numba  # only where numba is installed (above)
 
 
 def both_paths(f, *args):
-    previous = use_numba(False)
-    try:
-        reference = f(*args)
-        use_numba(True)
-        assert cube._kernels() is not None, "the kernels did not load"
-        compiled = f(*args)
-    finally:
-        use_numba(previous)
-    return reference, compiled
+    return numpy_then_kernels(cube._kernels, f, *args)
 
 
 def positions() -> np.ndarray:

@@ -20,6 +20,7 @@ from model.net import bearoff, inference
 from model.net.checkpoint import load_net
 from model.net.config import NetConfig
 from model.net.inference import SMALL_BATCH, NumpyNet
+from tests.helpers import numpy_then_kernels
 from tests.net.test_encode_numba import scattered
 
 pytest.importorskip("numba")
@@ -29,16 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def both_paths(f, *args):
-    """``f(*args)`` with the numpy code, then with the kernels."""
-    previous = use_numba(False)
-    try:
-        reference = f(*args)
-        use_numba(True)
-        assert inference._kernels() is not None, "the kernels did not load"
-        compiled = f(*args)
-    finally:
-        use_numba(previous)
-    return reference, compiled
+    return numpy_then_kernels(inference._kernels, f, *args)
 
 
 def positions_of(game: str, n: int, seed: int) -> np.ndarray:

@@ -19,6 +19,7 @@ from engine.compiled import use_numba
 from engine.tools.sample import KINDS, random_positions
 from model.net import nardi_inputs as ni
 from model.net.features import encode
+from tests.helpers import numpy_then_kernels
 from tests.net.test_encode_numba import assert_same_bits
 from tests.strategies import FUZZ, positions
 
@@ -26,16 +27,7 @@ pytest.importorskip("numba")
 
 
 def both_paths(f, *args):
-    """``f(*args)`` with the numpy code, then with the kernels."""
-    previous = use_numba(False)
-    try:
-        reference = f(*args)
-        use_numba(True)
-        assert ni._kernels() is not None, "the kernels did not load"
-        compiled = f(*args)
-    finally:
-        use_numba(previous)
-    return reference, compiled
+    return numpy_then_kernels(ni._kernels, f, *args)
 
 
 def all_encodings(pos: np.ndarray):
