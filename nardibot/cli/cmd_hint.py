@@ -17,7 +17,8 @@ JSON schema (``--json``, and every line of ``--jsonl``), all equities from the s
      "position_id", "match_id"? (backgammon; match_id when one was given, with the dice analysed),
      "cube": {"value", "owner": "centred"|"me"|"opponent", "match_length", "score": [me, opp],
               "crawford", "jacoby", "beavers"}  (backgammon only),
-     "evaluation": {"probs": {...}, "cubeless_equity"},
+     "evaluation": {"ply", "probs": {...}, "cubeless_equity"}  (the position before its roll: at the
+                   hint's ply without dice; with dice at 0-ply, the plays being the question),
      "plays": [{"rank", "move", "position", "ply", "probs", "cubeless_equity",
                 "equity" (cubeful money equity, or null in a match), "mwc" (match only), "loss"}],
      "cube_decision": {"action", "double", "response", "double_offered", "no_double", "double_take",
@@ -93,7 +94,8 @@ def render(answer: dict, top: int, board: bool) -> str:
     lines.append(f"Pips: {mine} (on roll) vs {theirs}.  {answer['bot']} at {answer['ply']}-ply{pruned}")
     names = OUTPUT_NAMES[game]
     ev = answer["evaluation"]
-    lines.append("Cubeless: " + "  ".join(f"{n} {100 * ev['probs'][n]:.1f}%" for n in names)
+    lines.append(f"Cubeless ({ev['ply']}-ply, before the roll): "
+                 + "  ".join(f"{n} {100 * ev['probs'][n]:.1f}%" for n in names)
                  + f"  equity {ev['cubeless_equity']:+.3f}")
     if answer["plays"] is not None:
         d = answer["dice"]

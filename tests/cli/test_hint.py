@@ -95,6 +95,7 @@ def check_schema(a: dict) -> None:
     assert a["dice"] is None or (len(a["dice"]) == 2 and all(isinstance(d, int) and 1 <= d <= 6 for d in a["dice"]))
     check_probs(game, a["evaluation"]["probs"])
     assert isinstance(a["evaluation"]["cubeless_equity"], float)
+    assert a["evaluation"]["ply"] == (a["ply"] if a["dice"] is None else 0)
     if game == "backgammon":
         assert set(a["cube"]) == CUBE_KEYS and documented(CUBE_KEYS)
         assert a["cube"]["owner"] in ("centred", "me", "opponent") and a["cube"]["value"] >= 1
@@ -276,6 +277,19 @@ def test_deeper_plies_rank_the_legal_plays(capsys, nets, ply):
     for p in a["plays"]:
         probs = np.array([list(p["probs"].values())])
         assert p["cubeless_equity"] == pytest.approx(cubeless_equity("backgammon", probs)[0], abs=1e-5)
+
+
+def test_the_position_is_evaluated_at_the_hints_ply_only_without_dice(capsys, nets):
+    """Without dice the evaluation (and the cube decision) is at the hint's ply; with dice the plays
+    are the question and the position before its roll is valued at 0-ply, as the 0-ply hint values it
+    (the ply is said in the JSON and in the table)."""
+    at0 = ask_json(capsys, nets, "4HPwATDgc/ABMA")["evaluation"]
+    at2 = ask_json(capsys, nets, "4HPwATDgc/ABMA", "--ply", "2")["evaluation"]
+    rolled = ask_json(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--ply", "2")["evaluation"]
+    assert (at0["ply"], at2["ply"], rolled["ply"]) == (0, 2, 0)
+    assert rolled == at0 and at2["probs"] != at0["probs"]
+    code, out, err = ask(capsys, nets, "4HPwATDgc/ABMA", "--dice", "31", "--ply", "2")
+    assert code == 0 and "Cubeless (0-ply, before the roll):" in out, err
 
 
 # -- nardi ----------------------------------------------------------------------------------------
