@@ -48,13 +48,17 @@ class Bot:
         game than ``game`` is refused (pass game="nardi" for nardi checkpoints). ``exact_endgames``: the
         net answers bear-offs from the databases (model/net/evaluator.py; None: its default). A spec
         with suffixes (model/players/registry.py: "path+noexact", "path+2ply") makes its player; with
-        +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth, as ``hint --ply N`` does."""
+        +1ply / +2ply, ``rank`` and ``choose`` rank the plays at that depth, as ``hint --ply N`` does.
+        numpy's BLAS is set to one thread, as ``nardibot`` sets it, unless OPENBLAS_NUM_THREADS,
+        OMP_NUM_THREADS or MKL_NUM_THREADS says otherwise (model/runtime.py's ``one_blas_thread``)."""
         # imported here, for start-up: the loaders only once a bot is loaded, every baseline's module
         # (model/players/registry.py) only once a baseline is
         from model.net.checkpoint import SUFFIXES, load_net, shipped_path
         from model.net.evaluator import with_exact_endgames
         from model.players.net_player import NetPlayer
+        from model.runtime import one_blas_thread
 
+        one_blas_thread()  # as the command line has it: small products on one thread (model/runtime.py)
         check_game(game)
         if path is None or Path(str(path)).suffix in SUFFIXES or Path(str(path)).is_file():
             file = shipped_path(game) if path is None else Path(path)

@@ -38,6 +38,32 @@ def test_nothing_changes_once_numpy_has_loaded():
     assert _threads_after_import("numpy, model.runtime") == "None"
 
 
+BOT_PROBE = """import numpy, threadpoolctl
+def blas_threads():
+    return max(i["num_threads"] for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas")
+before = blas_threads()
+from model import Bot
+Bot.load()
+print(before, blas_threads())"""
+
+
+def _blas_threads_around_bot_load(**env: str) -> list[int]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                                               "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", BOT_PROBE], cwd=ROOT, capture_output=True, text=True,
+                         env={**clean, "PYTHONPATH": str(ROOT), **env}, check=True, timeout=120)
+    return [int(n) for n in out.stdout.split()]
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts one thread on one core anyway")
+def test_a_bot_loaded_after_numpy_sets_one_blas_thread_unless_the_user_chose():
+    """A program that imported numpy first (no entry point set the thread count before it loaded):
+    ``Bot.load`` brings BLAS from a thread per core to one through threadpoolctl; a count the user set
+    is kept."""
+    before, after = _blas_threads_around_bot_load()
+    assert before > 1 and after == 1
+    assert _blas_threads_around_bot_load(OPENBLAS_NUM_THREADS="2") == [2, 2]
+
 HEAP = """import model.runtime, ctypes, os, sys, numpy as np
 class MallInfo2(ctypes.Structure):  # glibc's struct mallinfo2 (malloc.h), every field a size_t
     _fields_ = [(name, ctypes.c_size_t) for name in ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks",
