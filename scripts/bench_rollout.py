@@ -14,7 +14,9 @@ excluded), with the luck pruned as ``--prune`` says (one run per value). ``--rep
 every program in turn so that other load on the machine falls on all of them, and the figures are
 each run's median; each line also gives the CPU seconds the process used (gnubg: its own
 user+system time inside the run), a figure less sensitive to that load. Ratios are ours / gnubg's
-trials per second (and per CPU second). ``--tree DIR`` adds our rollouts as played by the source tree
+trials per second (and per CPU second), and at equal precision: trials per second times gnubg's
+variance per trial over ours (each program's own standard error at the same trials; gnubg prints its
+results only to a terminal, so it runs on a pseudo-terminal). ``--tree DIR`` adds our rollouts as played by the source tree
 in DIR (an older commit, unpacked), each round in turn with the others, in a subprocess that loads its
 own net; its rows are marked with DIR's name. Like evaluate.py, this script and each tree's run import
 their model/runtime.py before numpy (one BLAS thread, freed memory kept for reuse); a tree's run does
@@ -26,6 +28,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import pty
+import re
 import subprocess
 import sys
 import tempfile
@@ -50,20 +54,54 @@ print("BENCH", wall, after.user - c.user + after.system - c.system)
 """
 
 
+GNUBG_RESULT = re.compile(r'Estimated SE for "Current Position" after (\d+) trials\s+([0-9.]+)')
+"""gnubg's last line of a rollout's results: the standard error of the cubeless equity."""
+GNUBG_EQUITY = re.compile(r"CL\s+([+-][0-9.]+)")
+
+
+def _run_on_a_terminal(argv: list[str], env: dict, cwd: str, timeout: float) -> str:
+    """stdout and stderr of ``argv`` run with a pseudo-terminal as its output: gnubg prints a rollout's
+    results (equity and standard error) only to a terminal."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env, cwd=cwd)
+    os.close(slave)
+    out = bytearray()
+    try:
+        while True:
+            try:
+                data = os.read(master, 1 << 16)
+            except OSError:  # EIO: the child closed the terminal
+                break
+            if not data:
+                break
+            out += data
+        proc.wait(timeout=timeout)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            proc.kill()
+    return out.decode(errors="replace").replace("\r", "\n")
+
+
 def gnubg_rollout(gnubg: str, position: str, trials: int, vr: bool, threads: int = 1) -> dict:
     """gnubg's rollout of ``position`` with ``threads`` calculation threads (its default here: 1):
-    {"trials", "seconds", "cpu_seconds", "trials_per_s"}."""
+    {"trials", "seconds", "cpu_seconds", "trials_per_s", "equity", "equity_se"} (the cubeless
+    equity and the standard error gnubg prints with the results)."""
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bench.py"
         script.write_text(GNUBG_SCRIPT)
         env = dict(os.environ, POS=position, TRIALS=str(trials), VR="on" if vr else "off", THREADS=str(threads))
-        done = subprocess.run([gnubg, "-t", "-q", "-r", "-p", str(script)], capture_output=True, text=True,
-                              env=env, cwd=tmp, timeout=3600, check=False)
-    line = [x for x in done.stdout.splitlines() if x.startswith("BENCH")]
+        out = _run_on_a_terminal([gnubg, "-t", "-q", "-r", "-p", str(script)], env, tmp, timeout=3600)
+    line = [x for x in out.splitlines() if x.startswith("BENCH")]
     if not line:
-        raise RuntimeError(f"gnubg gave no timing: {done.stdout[-500:]} {done.stderr[-500:]}")
+        raise RuntimeError(f"gnubg gave no timing: {out[-1000:]}")
     wall, cpu = map(float, line[-1].split()[1:])
-    return {"trials": trials, "seconds": wall, "cpu_seconds": cpu, "trials_per_s": trials / wall}
+    figures = {"trials": trials, "seconds": wall, "cpu_seconds": cpu, "trials_per_s": trials / wall}
+    se = GNUBG_RESULT.findall(out)
+    equity = GNUBG_EQUITY.findall(out[:out.rfind("Estimated SE")]) if se else []
+    if se and equity and int(se[-1][0]) == trials:  # the final results, not a progress line's
+        figures.update(equity=float(equity[-1]), equity_se=float(se[-1][1]))
+    return figures
 
 
 def _cpu() -> float:
@@ -183,8 +221,8 @@ def main() -> int:
     for name in names:
         runs = [r for r in rows if r["run"] == name]
         median[name] = {key: float(np.median([r[key] for r in runs]))
-                        for key in ("seconds", "trials_per_s", "cpu_seconds") + (("equity_se", "raw_equity_se")
-                                                                                  if "equity_se" in runs[0] else ())}
+                        for key in ("seconds", "trials_per_s", "cpu_seconds", "equity_se", "raw_equity_se")
+                        if all(key in r for r in runs)}
         median[name]["cpu_ms_per_trial"] = 1e3 * median[name]["cpu_seconds"] / runs[0]["trials"]
     ratios, cpu = {}, {}
     pairs = []  # (key, ours, gnubg's): each of ours against gnubg's default (1 thread) and as many threads
@@ -210,11 +248,20 @@ def main() -> int:
                  if "equity_se" in m and name.startswith("ours, luck")}
     print("variance-reduction factor (se without / with the luck adjustment, same trials): "
           + ", ".join(f"{name[len('ours, '):]} {v:.2f}" for name, v in vr_factor.items()))
+    precision = {}  # trials per second per unit of variance: ours / gnubg's at the same trials, equal cores
+    for key, ours, theirs in pairs:
+        o, g = median[ours], median[theirs]
+        if "equity_se" in o and "equity_se" in g and o["equity_se"] > 0:
+            precision[key] = ratios[key] * (g["equity_se"] / o["equity_se"]) ** 2
+    if precision:
+        print("ours / gnubg at equal precision (trials per second times gnubg's variance over ours, same "
+              "trials): " + ", ".join(f"{k} {v:.2f}x" for k, v in precision.items()))
     print(f"load average before {load_before[0]:.1f}, after {os.getloadavg()[0]:.1f}")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": " ".join(sys.argv), "position": args.position,
                                                "runs": rows, "median": median, "ratio_trials_per_s": ratios,
-                                               "ratio_trials_per_cpu_s": cpu, "vr_factor": vr_factor, "load_before": load_before,
+                                               "ratio_trials_per_cpu_s": cpu, "ratio_equal_precision": precision,
+                                               "vr_factor": vr_factor, "load_before": load_before,
                                                "load_after": os.getloadavg()}, indent=1) + "\n")
     return 0
 

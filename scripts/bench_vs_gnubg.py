@@ -22,7 +22,9 @@ gnubg's side:
     answers a position a second time); the whole command (start-up included) on the opening with
     4-3; with --all, self-play (gnubg's 0-ply rollout of the opening without variance reduction:
     each trial a whole game of gnubg against itself) and rollouts with variance reduction, both
-    with 2 threads against our 2 processes (scripts/bench_actors.py, scripts/bench_rollout.py).
+    with 2 threads against our 2 processes (scripts/bench_actors.py, scripts/bench_rollout.py), and
+    the same rollouts at equal precision: each program's trials per second over its own variance per
+    trial (gnubg prints its standard error with the results, read through a pseudo-terminal).
 
 Ours: the engine's ``legal_plays``, the shipped net as ``Bot.load()`` loads it (numpy, bear-offs
 from the databases), ``Bot.choose`` / ``Bot.choose_batch``, the hint service
@@ -315,7 +317,18 @@ class Bench:
         ours = our_rollout(self.net, OPENING, trials, True, 4, None, processes=2)
         theirs = self.gnubg and gnubg_rollout(self.gnubg, OPENING, trials, True, 2)
         self.rollout_se = ours["equity_se"] * np.sqrt(ours["trials"])
+        self.last_rollouts = (ours, theirs)
         return ours["trials_per_s"], theirs and theirs["trials_per_s"]
+
+    def row_rollout_precision(self):
+        """The rollout row's runs as precision bought per second, 1 / (standard error^2 x seconds): trials per
+        second over each program's own variance per trial (gnubg's standard error read from its results)."""
+        ours, theirs = self.last_rollouts
+
+        def rate(r):
+            return r["trials_per_s"] / (r["equity_se"] ** 2 * r["trials"]) if r and r.get("equity_se") else None
+
+        return rate(ours), rate(theirs)
 
 
 ROWS = (  # (key, work, unit, higher is better, cores, --all only)
@@ -333,6 +346,8 @@ ROWS = (  # (key, work, unit, higher is better, cores, --all only)
     ("hint2_command", "2-ply hint, whole command, the opening with 4-3 (wall)", "s", False, 1, False),
     ("selfplay", "self-play with learning, 2 actors vs gnubg 0-ply self-play on 2 threads", "games/s", True, 2, True),
     ("rollout", "rollout with variance reduction, 2 processes vs 2 threads, {trials} trials", "trials/s", True, 2, True),
+    ("rollout_precision", "the same rollouts at equal precision: 1 / (standard error^2 x seconds)", "1/(se^2 s)", True,
+     2, True),
 )
 SCALE = {"ms": 1e3}
 
@@ -416,8 +431,9 @@ def main(argv: list[str]) -> int:
             share += f", gnubg {row['gnubg'] * GNUBG_FLOPS / sgemm:.1%}"
         print(f"  share of that rate reached, {key.replace('_', ' ')}: {share}")
     if args.all and hasattr(bench, "rollout_se"):
-        print(f"rollout: our standard error per trial {bench.rollout_se:.3f} equity (gnubg's is not read here: "
-              "for equal precision, divide the ratio by the square of ours / gnubg's)")
+        theirs = bench.last_rollouts[1]
+        gnubg_se = f"{theirs['equity_se'] * np.sqrt(theirs['trials']):.3f}" if theirs and "equity_se" in theirs else "-"
+        print(f"rollout: standard error per trial (last round), ours {bench.rollout_se:.3f}, gnubg's {gnubg_se} equity")
     if args.json:
         Path(args.json).write_text(json.dumps({"command": command, "load_average": loads, "rounds": args.rounds,
                                                "rows": table, "runs": runs, "sgemm_flops": sgemm,

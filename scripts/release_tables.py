@@ -41,12 +41,31 @@ def cubeless_row(name: str, label: str) -> str:
             f"`{name}.json` |")
 
 
+def recipe_made_by(blob: dict) -> str:
+    """The provenance of a net a recipe's ``export`` stage wrote (model/train/pipeline.py ``provenance``):
+    the recipe with its checksum, the hours, and every stage with its minutes and one-line summary."""
+    r = blob["made_by"]["recipe"]
+    hidden = ",".join(str(h) for h in blob["net_config"]["hidden"])
+    name = Path(r["recipe"]).name
+    lines = [(f"- Made from random weights by one job, `nardibot train {Path(name).stem} --run-dir DIR` "
+              f"(`recipes/{name}`, sha256 `{r['sha256'][:16]}...`, continued with `--resume` across sittings): "
+              f"{r['hours']:.2f} hours on the 2-core machine, {blob['games']:,} self-play games, hidden layer(s) "
+              f"{hidden}, feature version {blob['feature_version']}."),
+             "- Its stages, as the run's manifest records them (the whole recipe and manifest are in the "
+             "file's `made_by[\"recipe\"]`):", "", "| stage | kind | minutes | what it did |", "|---|---|---|---|"]
+    for stage in r["stages"]:
+        lines.append(f"| {stage['name']} | {stage['kind']} | {stage['seconds'] / 60:.1f} | {stage['summary']} |")
+    return "\n".join(lines)
+
+
 def made_by(game: str) -> str:
     from model.net.checkpoint import deepenings_of, fits_of, read
     from model.train.labels import ENSEMBLE_TEACHER
 
     blob = read(ROOT / "checkpoints" / f"{game}.safetensors", backend="numpy")
     m = blob["made_by"]
+    if "recipe" in m:  # one recipe run made it: its manifest is the provenance
+        return recipe_made_by(blob)
     hidden = ",".join(str(h) for h in blob["net_config"]["hidden"])
     lines = [(f"- {blob['games']:,} self-play games, {m.get('seconds', 0) / 3600:.2f} hours of training "
              f"(wall time on the 2-core machine, shared with other work), hidden layer(s) {hidden}, "
