@@ -30,9 +30,11 @@ import json
 import os
 import pty
 import re
+import select
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +47,7 @@ for c in ["set automatic roll off", "new game", "set board " + os.environ["POS"]
           "set rollout trials " + os.environ["TRIALS"], "set rollout truncation enable off",
           "set rollout varredn " + os.environ["VR"], "set rollout quasirandom on", "set rollout cubeful off",
           "set rollout chequerplay plies 0", "set rollout cubedecision plies 0", "set rollout seed 1",
-          "set threads " + os.environ["THREADS"]]:
+          "set threads " + os.environ["THREADS"], "set output digits 6"]:
     gnubg.command(c)
 t, c = time.time(), os.times()
 gnubg.command("rollout")
@@ -56,18 +58,28 @@ print("BENCH", wall, after.user - c.user + after.system - c.system)
 
 GNUBG_RESULT = re.compile(r'Estimated SE for "Current Position" after (\d+) trials\s+([0-9.]+)')
 """gnubg's last line of a rollout's results: the standard error of the cubeless equity."""
+GNUBG_DONE = "Rollout done. Printing final results."
 GNUBG_EQUITY = re.compile(r"CL\s+([+-][0-9.]+)")
 
 
 def _run_on_a_terminal(argv: list[str], env: dict, cwd: str, timeout: float) -> str:
-    """stdout and stderr of ``argv`` run with a pseudo-terminal as its output: gnubg prints a rollout's
-    results (equity and standard error) only to a terminal."""
+    """stdout and stderr of ``argv`` run with a pseudo-terminal as its output (gnubg prints a rollout's
+    results, equity and standard error, only to a terminal); killed after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
     master, slave = pty.openpty()
-    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env, cwd=cwd)
-    os.close(slave)
     out = bytearray()
+    proc = None
     try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, env=env, cwd=cwd)
+        os.close(slave)
+        slave = None
         while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"{argv[0]} ran past {timeout:.0f} s")
+            ready, _, _ = select.select([master], [], [], left)
+            if not ready:
+                continue
             try:
                 data = os.read(master, 1 << 16)
             except OSError:  # EIO: the child closed the terminal
@@ -75,11 +87,14 @@ def _run_on_a_terminal(argv: list[str], env: dict, cwd: str, timeout: float) -> 
             if not data:
                 break
             out += data
-        proc.wait(timeout=timeout)
+        proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     finally:
+        if slave is not None:
+            os.close(slave)
         os.close(master)
-        if proc.poll() is None:
+        if proc is not None and proc.poll() is None:
             proc.kill()
+            proc.wait()
     return out.decode(errors="replace").replace("\r", "\n")
 
 
@@ -90,17 +105,19 @@ def gnubg_rollout(gnubg: str, position: str, trials: int, vr: bool, threads: int
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "bench.py"
         script.write_text(GNUBG_SCRIPT)
-        env = dict(os.environ, POS=position, TRIALS=str(trials), VR="on" if vr else "off", THREADS=str(threads))
+        env = dict(os.environ, POS=position, TRIALS=str(trials), VR="on" if vr else "off", THREADS=str(threads),
+                   LC_ALL="C", LANG="C")  # gnubg's messages untranslated, as the patterns read them
         out = _run_on_a_terminal([gnubg, "-t", "-q", "-r", "-p", str(script)], env, tmp, timeout=3600)
     line = [x for x in out.splitlines() if x.startswith("BENCH")]
     if not line:
         raise RuntimeError(f"gnubg gave no timing: {out[-1000:]}")
     wall, cpu = map(float, line[-1].split()[1:])
     figures = {"trials": trials, "seconds": wall, "cpu_seconds": cpu, "trials_per_s": trials / wall}
-    se = GNUBG_RESULT.findall(out)
-    equity = GNUBG_EQUITY.findall(out[:out.rfind("Estimated SE")]) if se else []
-    if se and equity and int(se[-1][0]) == trials:  # the final results, not a progress line's
-        figures.update(equity=float(equity[-1]), equity_se=float(se[-1][1]))
+    final = out.rfind(GNUBG_DONE)  # the results printed once the rollout is done, not a progress line's
+    se = GNUBG_RESULT.findall(out[final:]) if final >= 0 else []
+    equity = GNUBG_EQUITY.findall(out[final:]) if se else []
+    if se and equity and int(se[-1][0]) == trials:
+        figures.update(equity=float(equity[0]), equity_se=float(se[-1][1]))
     return figures
 
 

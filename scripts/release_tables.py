@@ -9,6 +9,7 @@ the figures in the docs are copied by a program, not by hand. The commands are p
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -46,15 +47,17 @@ def recipe_made_by(blob: dict) -> str:
     the recipe with its checksum, the hours, and every stage with its minutes and one-line summary."""
     r = blob["made_by"]["recipe"]
     hidden = ",".join(str(h) for h in blob["net_config"]["hidden"])
-    name = Path(r["recipe"]).name
+    shipped = {hashlib.sha256(f.read_bytes()).hexdigest(): f.name for f in (ROOT / "recipes").glob("*.toml")}
+    name = shipped.get(r["sha256"], Path(r["recipe"]).name)  # the shipped recipe file with the same bytes
     lines = [(f"- Made from random weights by one job, `nardibot train {Path(name).stem} --run-dir DIR` "
-              f"(`recipes/{name}`, sha256 `{r['sha256'][:16]}...`, continued with `--resume` across sittings): "
+              f"(`recipes/{name}`, sha256 `{r['sha256'][:16]}...`): "
               f"{r['hours']:.2f} hours on the 2-core machine, {blob['games']:,} self-play games, hidden layer(s) "
               f"{hidden}, feature version {blob['feature_version']}."),
-             "- Its stages, as the run's manifest records them (the whole recipe and manifest are in the "
-             "file's `made_by[\"recipe\"]`):", "", "| stage | kind | minutes | what it did |", "|---|---|---|---|"]
+             ("- Its stages, as the run's manifest records them (the whole recipe and manifest are in the "
+             "file's `made_by[\"recipe\"]`):"), "", "| stage | kind | minutes | what it did |", "|---|---|---|---|"]
     for stage in r["stages"]:
-        lines.append(f"| {stage['name']} | {stage['kind']} | {stage['seconds'] / 60:.1f} | {stage['summary']} |")
+        summary = stage["summary"].replace("|", "\\|")
+        lines.append(f"| {stage['name']} | {stage['kind']} | {stage['seconds'] / 60:.1f} | {summary} |")
     return "\n".join(lines)
 
 

@@ -271,7 +271,8 @@ class Run:
     def provenance(self, stage: Stage) -> dict:
         """What made the exported net: the recipe (file, checksum, text) and every stage before the
         export with its settings, seconds and summary, as the manifest holds them."""
-        return {"recipe": str(self.recipe.path), "sha256": self.recipe.sha256, "game": self.recipe.game,
+        started = self.manifest.blob.get("recipe") or str(self.recipe.path)  # a resume reads DIR/recipe.toml
+        return {"recipe": started, "sha256": self.recipe.sha256, "game": self.recipe.game,
                 "stages": [{k: f[k] for k in ("name", "kind", "seconds", "summary", "settings")}
                            for f in self.manifest.finished],
                 "hours": round(self.manifest.seconds() / 3600, 3), "exported_by": stage.name,

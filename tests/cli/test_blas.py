@@ -55,7 +55,10 @@ def _blas_threads_around_bot_load(**env: str) -> list[int]:
     return [int(n) for n in out.stdout.split()]
 
 
-@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="OpenBLAS starts one thread on one core anyway")
+USABLE_CPUS = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@pytest.mark.skipif(USABLE_CPUS < 2, reason="OpenBLAS starts one thread on one usable core anyway")
 def test_a_bot_loaded_after_numpy_sets_one_blas_thread_unless_the_user_chose():
     """A program that imported numpy first (no entry point set the thread count before it loaded):
     ``Bot.load`` brings BLAS from a thread per core to one through threadpoolctl; a count the user set

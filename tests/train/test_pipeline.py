@@ -211,6 +211,10 @@ labels = ["lab"]
 epochs = 400
 batch_size = 4
 holdout = 0.0
+
+[[stage]]
+name = "out"
+kind = "export"
 """
 
 
@@ -236,8 +240,11 @@ def test_kill_9_in_a_label_stage_and_in_a_fit_then_resume_redoes_at_most_the_wor
     code, out, err = finish(start("--run-dir", run, "--resume"))
     assert code == 0, err[-3000:]
     assert re.search(r"going on after epoch (\d+)", out) and int(re.search(r"after epoch (\d+)", out)[1]) >= done
-    assert [f["name"] for f in manifest(run)["stages"]] == ["td", "lab", "fit"]
+    assert [f["name"] for f in manifest(run)["stages"]] == ["td", "lab", "fit", "out"]
     assert "400 epochs" in read(fit / "last.pt")["made_by"]["fitted"]
+    # exported in a sitting that read DIR/recipe.toml: the provenance names the recipe the run began with
+    shipped = read(run / "backgammon.safetensors", backend="numpy")["made_by"]["recipe"]
+    assert shipped["recipe"] == str(path) and [s["name"] for s in shipped["stages"]] == ["td", "lab", "fit"]
 
 
 def test_sigterm_stops_the_label_workers_with_the_job(tmp_path):
