@@ -376,6 +376,30 @@ def test_bad_dice_are_refused(dice):
         legal_plays("backgammon", start_position("backgammon", 1), np.array(dice))
 
 
+@pytest.mark.parametrize("rows", [3, 40])
+@pytest.mark.parametrize("bad", [0, 7, -1])
+def test_a_bad_die_anywhere_in_a_batch_is_refused(rows, bad):
+    """Small batches check the dice in Python, large ones with numpy: both refuse one bad die anywhere,
+    and both take dice of any integer type."""
+    positions = np.repeat(start_position("backgammon", 1), rows, axis=0)
+    dice = np.full((rows, 2), 3, dtype=np.int8)
+    assert len(legal_plays("backgammon", positions, dice)[0]) > 0
+    dice[rows - 1, 1] = bad
+    with pytest.raises(ValueError, match="1..6"):
+        legal_plays("backgammon", positions, dice)
+
+
+def test_backgammon_head_limits_are_fresh_arrays_of_four():
+    """Backgammon has no head: every limit is 4, in an array of the caller's own at every size."""
+    positions = np.repeat(start_position("backgammon", 1), 300, axis=0)
+    dice = np.full((300, 2), 6)
+    for n in (1, 256, 300):
+        limits = head_limits("backgammon", positions[:n], dice[:n])
+        assert limits.shape == (n,) and limits.dtype == np.int8 and (limits == 4).all()
+        limits[:] = 0  # the caller's to change: the next call is not affected
+    assert (head_limits("backgammon", positions[:5], dice[:5]) == 4).all()
+
+
 def test_bad_game_and_shape_are_refused():
     """An unknown game or a position of the wrong width raises ValueError."""
     with pytest.raises(ValueError):
