@@ -22,7 +22,7 @@ import numpy as np
 
 from engine.board import check_game
 from engine.errors import FormatError
-from engine.formats.position import write_json_position
+from engine.formats.position import write_json_positions
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.service.hint import HintSettings, rank_positions
 from model.service.query import cube_view_of, read_dice, read_position, read_position_and_info
@@ -115,8 +115,8 @@ class Bot:
             money = view is None or view.is_money
             best = util[0]
             plays = []
-            for j, move in enumerate(ranking.moves):  # the edge: notation and dicts for people
-                play = {"move": move, "position": write_json_position(ranking.children[j])}
+            for j, (move, position) in enumerate(zip(ranking.moves, write_json_positions(ranking.children))):
+                play = {"move": move, "position": position}  # the edge: notation and dicts for people
                 if probs is not None:
                     play["probs"] = dict(zip(OUTPUT_NAMES[self.game], map(float, probs[j])))
                     if money:

@@ -53,12 +53,14 @@ from engine.formats.match_id import (
 
 def write_json_position(position: np.ndarray) -> dict:
     """The JSON form of one position: ``{"board": [24 ints], "bar": [mover, opp], "off": [mover, opp]}``."""
-    pos = np.asarray(position)
-    return {
-        "board": [int(v) for v in pos[:24]],
-        "bar": [int(pos[BAR]), int(pos[OPP_BAR])],
-        "off": [int(pos[OFF]), int(pos[OPP_OFF])],
-    }
+    return write_json_positions(np.asarray(position)[None])[0]
+
+
+def write_json_positions(positions: np.ndarray) -> list[dict]:
+    """``write_json_position`` of each row of ``positions`` (N, 28), from one ``tolist`` (the plays of
+    a hint: a tenth of the time of one call per play)."""
+    rows = np.asarray(positions).tolist()
+    return [{"board": row[:24], "bar": [row[BAR], row[OPP_BAR]], "off": [row[OFF], row[OPP_OFF]]} for row in rows]
 
 
 def _whole_numbers(data: dict, key: str, length: int, low: int, high: int) -> list[int]:

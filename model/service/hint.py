@@ -21,7 +21,12 @@ import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_OFF
 from engine.errors import FormatError
-from engine.formats.position import write_json_position, write_match_id, write_position_id
+from engine.formats.position import (
+    write_json_position,
+    write_json_positions,
+    write_match_id,
+    write_position_id,
+)
 from engine.groups import group_starts
 from engine.movegen import legal_plays
 from engine.notation import format_generated_many, generated_steps
@@ -186,12 +191,12 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
     mwc = None if money else util
     best = util[0]
     names = OUTPUT_NAMES[game]
-    rows = zip(ranking.moves, ranking.children, ranking.depth.tolist(), child_probs.tolist(), cubeless.tolist(),
-               util.tolist(), (best - util).tolist())
+    rows = zip(ranking.moves, write_json_positions(ranking.children), ranking.depth.tolist(), child_probs.tolist(),
+               cubeless.tolist(), util.tolist(), (best - util).tolist())
     plays = []
     for i, (move, child, depth, p, cubeless_i, util_i, behind) in enumerate(rows):
         plays.append({
-            "rank": i + 1, "move": move, "position": write_json_position(child),
+            "rank": i + 1, "move": move, "position": child,
             "ply": depth, "probs": {name: round(v, 6) for name, v in zip(names, p)},
             "cubeless_equity": round(cubeless_i, 6),
             "equity": None if equity is None else round(util_i, 6),

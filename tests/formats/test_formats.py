@@ -83,6 +83,20 @@ def test_json_start_position_is_formats_md_example():
     assert nardi["board"][23] == 15 and nardi["board"][11] == -15 and nardi["bar"] == [0, 0]
 
 
+def test_json_positions_of_a_batch_are_each_rows_json_form():
+    """``write_json_positions`` (the plays of a hint) writes each row as ``write_json_position`` does,
+    plain ints whatever the array's integer type."""
+    from engine.formats.position import write_json_positions
+    from engine.movegen import legal_plays
+
+    kids, _ = legal_plays("backgammon", start_position("backgammon", 1), np.array([[6, 5]]))
+    for rows in (kids, kids.astype(np.int64)):
+        batch = write_json_positions(rows)
+        assert batch == [write_json_position(row) for row in rows] and len(batch) == len(rows)
+        assert all(type(v) is int for d in batch for part in d.values() for v in part)
+        assert [read_json_position("backgammon", d).tolist() for d in batch] == kids.tolist()
+
+
 def test_start_position_id_bytes_and_text():
     """The start's Position ID packs to bytes E0 73 F0 01 30 E0 73 F0 01 30 -> 4HPwATDgc/ABMA."""
     text = write_position_id(start_position())
