@@ -3,13 +3,13 @@
 Each floor is set well below what the shipped net measures, so that a net of about its strength passes
 whatever its luck on these fixed dice, and one clearly weaker fails:
 
-- backgammon.safetensors, cubeless against pubeval over 2,000 mirrored games (seed 1): +0.645 +- 0.053
-  here, +0.623 +- 0.025 over 10,000 in checkpoints/README.md; the floor +0.45 fails the README's
+- backgammon.safetensors, cubeless against pubeval over 2,000 mirrored games (seed 1): +0.648 +- 0.053
+  here, +0.629 +- 0.024 over 10,000 in checkpoints/README.md; the floor +0.45 fails the README's
   two-minute net (+0.36). Raw points, not luck-adjusted ones: judging the luck of 300 games took longer
   here (20 s) than playing 2,000 (13 s) for the same interval.
 - its checker play on the stored benchmark (benchmarks/backgammon-checker-play.npz, every play judged by
   gnubg 2-ply when the file was made; the few picks it did not judge estimated from gnubg 0-ply, so
-  gnubg-nn is not needed): error rate 2.6 +- 0.35; the ceiling 4.0 fails the first shipped net, plain
+  gnubg-nn is not needed): error rate 2.6 +- 0.33; the ceiling 4.0 fails the first shipped net, plain
   TD (L0: 8.5; pubeval 29.1).
 - backgammon-race.safetensors, which plays the races of ``backgammon.safetensors+race``: the same
   benchmark's races, error rate 3.7 +- 0.8; the ceiling 6.0 stays below pubeval's 8.3.
