@@ -39,6 +39,7 @@ class Bot:
         self.game = game
         self.name = name
         self.net = net  # the OutcomeNet for trained players, None for baselines
+        self._money_view = None  # the cube view of a position without an ID: the same for every one
 
     @classmethod
     def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu",
@@ -87,12 +88,11 @@ class Bot:
         pos = np.stack([p for p, _ in read]) if read else np.zeros((0, 28), np.int8)
         if self.game != "backgammon":
             return pos, [None] * len(pos)
-        money = None
         views = []
         for p, info in read:
-            if info is None:  # the same money view for every position without an ID
-                money = money or cube_view_of(p, None, None)
-                views.append(money)
+            if info is None:  # the same money view for every position without an ID, made once a bot
+                self._money_view = self._money_view or cube_view_of(p, None, None)
+                views.append(self._money_view)
             else:
                 views.append(cube_view_of(p, info, None))
         return pos, views

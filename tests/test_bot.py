@@ -115,6 +115,20 @@ def test_rank_is_the_hints_ranking(case):
             p[value] for p in answer["plays"]]
 
 
+def test_one_bot_answers_money_and_match_positions_in_any_order_as_fresh_bots_do():
+    """A bot keeps the money view of positions without an ID between calls: a Match ID's score and cube
+    still rank by their own view, before and after, as a freshly loaded bot ranks each."""
+    from engine.formats.position import MatchInfo, write_match_id
+
+    match = START_ID + ":" + write_match_id(MatchInfo(match_length=7, scores=(2, 5), cube_value=2, cube_owner=1,
+                                                      dice=(6, 4)))
+    bot = Bot.load()
+    answers = [bot.rank(text, [6, 4]) for text in (START_ID, match, START_ID, match)]
+    fresh = [Bot.load().rank(text, [6, 4]) for text in (START_ID, match)]
+    assert answers == fresh + fresh
+    assert answers[0][0]["equity"] is not None and answers[1][0]["mwc"] is not None
+
+
 @pytest.mark.parametrize("name,game", [(None, "backgammon"), ("pubeval", "backgammon"), ("tiny", "backgammon"),
                                        (None, "nardi")])
 def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
