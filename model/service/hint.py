@@ -172,9 +172,9 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
         out["cube"] = cube_json(view)
     # The position before its roll: at the hint's ply for a cube decision; with dice only at 0-ply, as
     # the plays are what was asked (gnubg's hint of a roll values no more than its plays either).
-    evaluation_ply = settings.ply if query.dice is None else 0
-    probs = (policy if evaluation_ply == settings.ply else CubePolicy.for_bot(bot, 0)).on_roll_probabilities(pos[None])[0]
-    out["evaluation"] = {"ply": evaluation_ply, "probs": _probs_dict(game, probs),
+    at = policy if query.dice is None else CubePolicy.for_bot(bot, 0)
+    probs = at.on_roll_probabilities(pos[None])[0]
+    out["evaluation"] = {"ply": at.plies, "probs": _probs_dict(game, probs),
                          "cubeless_equity": round(float(cubeless_equity(game, probs)), 6)}
     if query.dice is None:
         if game == "backgammon":
