@@ -1,0 +1,245 @@
+"""Race net fitted to the bot's own two-ply race labels (issue 44, lever 1): research script, not product.
+
+    python experiments/race_fit/run.py extract --stages /work/runs/recipe-backgammon/stages --out /work/runs/race-fit
+    python experiments/race_fit/run.py fit --out /work/runs/race-fit --start checkpoints/backgammon-race.safetensors \
+        --name from_td --epochs 16 --lr 3e-4
+    python experiments/race_fit/run.py score none NET ...        # race error with each race net
+    python experiments/race_fit/run.py analyse                    # where the race error is
+
+extract: the sibling rows without contact (RACE class; bear-offs were never labelled) of the recipe's
+label stages, written as label chunks of their own (families renumbered within each chunk), so that
+model/train/fit.py fits a race net (feature version 4) to them as a recipe's fit stage would.
+The labels are the shipped lineage's own two-ply look-ahead: nothing of gnubg's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+STAGES = ("l15", "l14", "l13", "l12", "l11", "l10")
+
+
+def extract(stages: Path, out: Path) -> None:
+    from engine.board import has_contact
+    from model.train.labels import read_chunk, write_chunk
+
+    summary = {}
+    for name in STAGES:
+        src = sorted((stages / name).glob("chunk_*.npz"))
+        dst = out / "labels" / name
+        dst.mkdir(parents=True, exist_ok=True)
+        kept = total = 0
+        for i, f in enumerate(src):
+            c = read_chunk(f)
+            pos = c["positions"]
+            race = ~has_contact("backgammon", pos)
+            total += len(pos)
+            if not race.any():
+                continue
+            group = c["group"][race]
+            _, group = np.unique(group, return_inverse=True)
+            write_chunk(dst / f"chunk_{i:05d}.npz", positions=pos[race], targets=c["targets"][race],
+                        group=group.astype(np.int32))
+            kept += int(race.sum())
+        summary[name] = {"rows": total, "race_rows": kept}
+        print(name, kept, "of", total)
+    (out / "extract.json").write_text(json.dumps(summary, indent=1))
+
+
+def mix(out: Path, stages: Path) -> None:
+    """out/mixed/<stage>: the recipe's label stages with the race rows of every chunk that has rollout
+    labels (out/rollout/<stage>/) relabelled by them; every other chunk linked as it is."""
+    from engine.board import has_contact
+    from model.train.labels import read_chunk, write_chunk
+
+    for name in STAGES:
+        dst = out / "mixed" / name
+        dst.mkdir(parents=True, exist_ok=True)
+        swapped = 0
+        for f in sorted((stages / name).glob("chunk_*.npz")):
+            rolled = out / "rollout" / name / f.name
+            target = dst / f.name
+            if target.exists() or target.is_symlink():
+                target.unlink()
+            if not rolled.is_file():
+                target.symlink_to(f.resolve())
+                continue
+            c, r = read_chunk(f), read_chunk(rolled)
+            race = ~has_contact("backgammon", c["positions"])
+            if not np.array_equal(c["positions"][race], r["positions"]):
+                raise SystemExit(f"{rolled} does not match {f}")
+            c["targets"][race] = r["targets"]
+            write_chunk(target, **c)
+            swapped += int(race.sum())
+        print(name, "race rows relabelled by rollouts:", swapped)
+
+
+def fit_net(out: Path, start: str, name: str, epochs: int, lr: float, rank: float, hidden: int,
+            labels: str = "labels", holdout: float = 0.05) -> None:
+    from model.train.fit import FitSettings, fit
+
+    state = start
+    if start == "fresh":
+        import torch
+
+        from model.net.checkpoint import save
+        from model.net.config import NetConfig
+        from model.net.features import RACE_VERSION
+        from model.net.network import OutcomeNet
+
+        torch.manual_seed(1)
+        cfg = NetConfig(game="backgammon", hidden=(hidden,), feature_version=RACE_VERSION)
+        net = OutcomeNet(cfg)
+        state = out / f"fresh{hidden}.pt"
+        save(state, net, games=0, args={"features": RACE_VERSION, "hidden": [hidden]})
+    folders = {s: out / labels / s for s in STAGES if (out / labels / s).is_dir()}
+    settings = FitSettings(labels=tuple(folders), epochs=epochs, lr=lr, batch_size=256, holdout=holdout,
+                           rank_weight=rank)
+    path, line = fit(Path(state), folders, settings, out / name, progress=True)
+    print(path, line)
+
+
+def rollout_labels(out: Path, stages: tuple[str, ...], chunks: int, trials: int, part: int, parts: int,
+                   net_path: str, seed: int) -> None:
+    """Relabel the first ``chunks`` race chunks of each of ``stages`` with rollouts of ``net_path`` at 0-ply
+    (cubeless, luck-adjusted, bear-offs from the databases, the same dice for every row of a chunk, so
+    siblings share their dice): out/rollout/<stage>/ chunks, this process doing every ``parts``-th."""
+    import time
+
+    from model.net.checkpoint import load_net
+    from model.search.trials import NO_OWNER, Candidates, Settings, Trials
+    from model.train.labels import read_chunk, write_chunk
+
+    net = load_net(net_path, "backgammon", backend="numpy")[0]
+    jobs = []
+    for name in stages:
+        files = sorted((out / "labels" / name).glob("chunk_*.npz"))[:chunks]
+        jobs += [(name, f) for f in files]
+    for k, (name, f) in enumerate(jobs):
+        dst = out / "rollout" / name / f.name
+        if k % parts != part or dst.is_file():
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        c = read_chunk(f)
+        pos = c["positions"]
+        n = len(pos)
+        cands = Candidates(pos, np.ones(n, bool), np.zeros(n, bool), np.ones(n, int), np.full(n, NO_OWNER),
+                           np.zeros(n, bool))
+        t0 = time.time()
+        engine = Trials(net, cands, trials, Settings(game="backgammon", prune=8, seed=seed + k), batch=4096)
+        engine.run()
+        probs = engine.probs.mean(axis=1)
+        write_chunk(dst, positions=pos, targets=probs, group=c["group"], twoply=c["targets"],
+                    se=engine.probs.std(axis=1, ddof=1) / np.sqrt(trials))
+        print(f"{name}/{f.name}: {n} rows x {trials} trials in {time.time() - t0:.0f} s", flush=True)
+
+
+def race_losses(race) -> tuple:
+    """(benchmark of the race class, the shipped net's losses there x 1000, with ``race`` (a race net's
+    path or None) answering positions without contact), gnubg-nn judging picks the file had not judged."""
+    from model.arena.benchmark import choose, gnubg_judge, load_benchmark, losses
+    from model.players.net_player import load_player
+
+    bench = load_benchmark()
+    bench = bench.subset(np.flatnonzero(bench.classes == "race"))
+    player = load_player("checkpoints/backgammon.safetensors", game="backgammon", race=race or False)
+    chosen = choose(player, bench)
+    return bench, chosen, 1000 * losses(bench, chosen, gnubg_judge()).loss
+
+
+def score(nets: list[str]) -> None:
+    """Race error of the shipped net with each race net (``none``: without one), paired against the first."""
+    base = None
+    for race in nets:
+        _, _, loss = race_losses(None if race == "none" else race)
+        line = f"{race}: race ER {loss.mean():.2f} +- {1.96 * loss.std(ddof=1) / np.sqrt(len(loss)):.2f}"
+        if base is not None:
+            d = loss - base
+            line += f", paired vs {nets[0]} {d.mean():+.2f} +- {1.96 * d.std(ddof=1) / np.sqrt(len(d)):.2f}"
+        base = loss if base is None else base
+        print(line)
+
+
+def analyse(worst: int, trials: int) -> None:
+    """Where the shipped net's race error is, and what its own rollouts say of its worst picks."""
+    from engine.board import flip
+    from model.net.checkpoint import load_net
+    from model.net.equity import cubeless_equity
+    from model.search.trials import NO_OWNER, Candidates, Settings, Trials
+
+    bench, chosen, loss = race_losses(None)
+    order = np.argsort(-loss)
+    pos = bench.positions.astype(int)
+    none_off = (pos[:, 26] == 0) | (pos[:, 27] == 0)
+    print(f"race ER {loss.mean():.2f}; worst 10 / 30 of {len(loss)} carry {loss[order[:10]].sum() / loss.sum():.0%} / "
+          f"{loss[order[:30]].sum() / loss.sum():.0%}; a side with none off: {none_off.sum()} positions, ER "
+          f"{loss[none_off].mean():.2f}, elsewhere {loss[~none_off].mean():.2f}")
+    net = load_net("checkpoints/backgammon.safetensors", "backgammon", backend="numpy")[0]
+    for i in order[:worst]:
+        a, z = bench.offsets[i], bench.offsets[i + 1]
+        best = a + int(np.nanargmax(bench.equity_2ply[a:z]))
+        kids = flip("backgammon", bench.children[[best, chosen[i]]])
+        cands = Candidates(kids, np.zeros(2, bool), np.zeros(2, bool), np.ones(2, int), np.full(2, NO_OWNER),
+                           np.zeros(2, bool))
+        engine = Trials(net, cands, trials, Settings(game="backgammon", prune=8, seed=3), batch=4096)
+        engine.run()
+        eq = cubeless_equity("backgammon", engine.probs.reshape(-1, 5)).reshape(2, -1)
+        d = eq[0] - eq[1]
+        print(f"loss {loss[i]:6.1f} (dice {bench.dice[i].tolist()}, off {pos[i, 26]} / {pos[i, 27]}): our rollout of "
+              f"gnubg's pick minus ours {d.mean():+.4f} +- {1.96 * d.std(ddof=1) / np.sqrt(len(d)):.4f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    e = sub.add_parser("extract")
+    e.add_argument("--stages", type=Path, required=True)
+    e.add_argument("--out", type=Path, required=True)
+    f = sub.add_parser("fit")
+    f.add_argument("--out", type=Path, required=True)
+    f.add_argument("--start", required=True, help="a race net checkpoint, or 'fresh'")
+    f.add_argument("--name", required=True)
+    f.add_argument("--epochs", type=int, default=16)
+    f.add_argument("--lr", type=float, default=3e-4)
+    f.add_argument("--rank", type=float, default=3.0)
+    f.add_argument("--hidden", type=int, default=128)
+    f.add_argument("--labels", default="labels", help="the folder under --out: labels, rollout or mixed")
+    f.add_argument("--holdout", type=float, default=0.05)
+    m = sub.add_parser("mix")
+    m.add_argument("--out", type=Path, required=True)
+    m.add_argument("--stages", type=Path, required=True)
+    r = sub.add_parser("rollout")
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--stages", default="l15,l14,l13")
+    r.add_argument("--chunks", type=int, default=80, help="race chunks of each stage")
+    r.add_argument("--trials", type=int, default=48)
+    r.add_argument("--part", type=int, default=0)
+    r.add_argument("--parts", type=int, default=1)
+    r.add_argument("--net", default="checkpoints/backgammon.safetensors")
+    r.add_argument("--seed", type=int, default=70001)
+    sc = sub.add_parser("score")
+    sc.add_argument("nets", nargs="+", help="race net checkpoints, or none")
+    an = sub.add_parser("analyse")
+    an.add_argument("--worst", type=int, default=8)
+    an.add_argument("--trials", type=int, default=648)
+    a = ap.parse_args()
+    if a.cmd == "extract":
+        extract(a.stages, a.out)
+    elif a.cmd == "score":
+        score(a.nets)
+    elif a.cmd == "analyse":
+        analyse(a.worst, a.trials)
+    elif a.cmd == "mix":
+        mix(a.out, a.stages)
+    elif a.cmd == "rollout":
+        rollout_labels(a.out, tuple(a.stages.split(",")), a.chunks, a.trials, a.part, a.parts, a.net, a.seed)
+    else:
+        fit_net(a.out, a.start, a.name, a.epochs, a.lr, a.rank, a.hidden, a.labels, a.holdout)
+
+
+if __name__ == "__main__":
+    main()
