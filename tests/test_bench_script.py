@@ -34,3 +34,19 @@ def test_quick_run_prints_every_row_of_the_table():
             if gnubg:  # both gnubgs are there (CI installs them): every row has gnubg's figure too
                 assert any(ch.isdigit() for ch in theirs), line[0]
     assert "share of that rate reached, eval one" in out and "eval batch" in out
+
+
+def test_prune_agreement_plays_the_benchmark_full_and_pruned(tmp_path):
+    """scripts/prune_agreement.py --benchmark on one position per class: both searches' error rates per
+    class, the paired difference, and a JSON file with them (a smoke test, not a measurement)."""
+    import json
+
+    out = tmp_path / "prune.json"
+    done = run_script("prune_agreement.py", "--benchmark", "--positions", "1", "--json", str(out), timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2-ply, --prune 0: contact" in done.stdout and "2-ply, --prune 8: contact" in done.stdout
+    assert "--prune 8 minus the full search, paired" in done.stdout
+    result = json.loads(out.read_text())
+    assert result["positions"] == 4 and set(result["runs"]) == {"0", "8"}
+    assert set(result["runs"]["8"]["error_rates"]) == {"contact", "crashed", "race", "bearoff", "overall"}
+    assert 0 <= result["runs"]["8"]["minus_full"]["same_pick"] <= 4

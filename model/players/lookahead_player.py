@@ -29,17 +29,17 @@ CUBELESS_MONEY = money(CENTRED, 1, jacoby=False, beavers=False)
 class LookaheadPlayer(NetPlayer):
     """A NetPlayer that picks at ``plies`` (1 or more) through ``CubePolicy.rank_plays``.
 
-    ``net``, ``device``, ``name``: as NetPlayer's. ``last_probs`` holds, after each ``select``, the
+    ``net``, ``device``, ``name``: as NetPlayer's; ``prune``: CubePolicy's (hint's ``--prune``). ``last_probs`` holds, after each ``select``, the
     probabilities of the children of the games that had a choice (looked-at ones at ``plies``), and
     NaN rows for the only play of a game without one.
     """
 
-    def __init__(self, net, plies: int, device="cpu", name: str = "net"):
+    def __init__(self, net, plies: int, device="cpu", name: str = "net", prune: int = 0):
         if plies < 1:
             raise ValueError(f"a look-ahead player needs 1 ply or more, got {plies} (0-ply is NetPlayer)")
         super().__init__(net, device=device, name=name)
         self.plies = plies
-        self.policy = CubePolicy(net, plies=plies, checker="cubeless", device=device)
+        self.policy = CubePolicy(net, plies=plies, checker="cubeless", device=device, prune=prune)
         self.view = CUBELESS_MONEY if self.game == "backgammon" else None
 
     def rank(self, children, parent, games: int) -> tuple:

@@ -123,3 +123,24 @@ def test_lookahead_players_play_whole_games(nets, game):
     result = play_games(a, b, 2, seed=1, batch=2)
     assert result.games == 2 and not result.capped.any() and np.all(np.abs(result.points) >= 1)
     assert result.names == (f"{game}+1ply", game)
+
+
+def test_a_pruned_player_values_its_plays_as_the_pruned_search():
+    """``LookaheadPlayer(..., prune=K)`` (scripts/prune_agreement.py --benchmark plays it): the plays it
+    looks at are valued by the 2-ply search with each roll's inner play among pubeval's K best, as
+    ``hint --prune K`` values them, which differs from the full search's values."""
+    from model.search.lookahead import child_probabilities_ahead
+
+    bot = Bot.load()  # the shipped net: pubeval's pruning changes its 2-ply values
+    positions, dice = random_positions("backgammon", 1, seed=5, kind="midgame")
+    children, parent = legal_plays("backgammon", positions, dice)
+    values = {}
+    for k in (0, 8):
+        player = LookaheadPlayer(bot.net, 2, prune=k)
+        _, probs, depth = player.rank(children, parent, 1)
+        looked = depth == 2
+        assert looked.sum() >= 2
+        np.testing.assert_allclose(probs[looked], child_probabilities_ahead(bot.net, children[looked], 2, prune=k),
+                                   atol=1e-12)
+        values[k] = probs[looked]
+    assert not np.allclose(values[0], values[8])
