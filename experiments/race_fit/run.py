@@ -23,6 +23,34 @@ import numpy as np
 STAGES = ("l15", "l14", "l13", "l12", "l11", "l10")
 
 
+def extract_crashed(stages: Path, out: Path) -> None:
+    """out/crashmix/: every label stage as it is (linked) and beside each a stage ``c_<name>`` of its
+    families whose parent is crashed (model/net/contact_inputs.py position_class), so that a fit on
+    crashmix sees those families twice."""
+    from model.net.contact_inputs import CRASHED, position_class
+    from model.train.labels import read_chunk, write_chunk
+
+    for name in STAGES:
+        link = out / "crashmix" / name
+        link.parent.mkdir(parents=True, exist_ok=True)
+        if not link.exists():
+            link.symlink_to((stages / name).resolve())
+        dst = out / "crashmix" / f"c_{name}"
+        dst.mkdir(parents=True, exist_ok=True)
+        kept = 0
+        for i, f in enumerate(sorted((stages / name).glob("chunk_*.npz"))):
+            c = read_chunk(f)
+            crashed = position_class(c["parents"]) == CRASHED
+            rows = crashed[c["group"]]
+            if not rows.any():
+                continue
+            _, group = np.unique(c["group"][rows], return_inverse=True)
+            write_chunk(dst / f"chunk_{i:05d}.npz", positions=c["positions"][rows], targets=c["targets"][rows],
+                        group=group.astype(np.int32))
+            kept += int(rows.sum())
+        print(name, "crashed families' rows:", kept)
+
+
 def extract(stages: Path, out: Path) -> None:
     from engine.board import has_contact
     from model.train.labels import read_chunk, write_chunk
@@ -96,46 +124,12 @@ def fit_net(out: Path, start: str, name: str, epochs: int, lr: float, rank: floa
         net = OutcomeNet(cfg)
         state = out / f"fresh{hidden}.pt"
         save(state, net, games=0, args={"features": RACE_VERSION, "hidden": [hidden]})
-    folders = {s: out / labels / s for s in STAGES if (out / labels / s).is_dir()}
+    folders = {s: out / labels / p for p in (*STAGES, *(f"{c}_{x}" for c in "cd" for x in STAGES)) for s in [p]
+               if (out / labels / p).is_dir()}
     settings = FitSettings(labels=tuple(folders), epochs=epochs, lr=lr, batch_size=256, holdout=holdout,
                            rank_weight=rank)
     path, line = fit(Path(state), folders, settings, out / name, progress=True)
     print(path, line)
-
-
-def rollout_labels(out: Path, stages: tuple[str, ...], chunks: int, trials: int, part: int, parts: int,
-                   net_path: str, seed: int) -> None:
-    """Relabel the first ``chunks`` race chunks of each of ``stages`` with rollouts of ``net_path`` at 0-ply
-    (cubeless, luck-adjusted, bear-offs from the databases, the same dice for every row of a chunk, so
-    siblings share their dice): out/rollout/<stage>/ chunks, this process doing every ``parts``-th."""
-    import time
-
-    from model.net.checkpoint import load_net
-    from model.search.trials import NO_OWNER, Candidates, Settings, Trials
-    from model.train.labels import read_chunk, write_chunk
-
-    net = load_net(net_path, "backgammon", backend="numpy")[0]
-    jobs = []
-    for name in stages:
-        files = sorted((out / "labels" / name).glob("chunk_*.npz"))[:chunks]
-        jobs += [(name, f) for f in files]
-    for k, (name, f) in enumerate(jobs):
-        dst = out / "rollout" / name / f.name
-        if k % parts != part or dst.is_file():
-            continue
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        c = read_chunk(f)
-        pos = c["positions"]
-        n = len(pos)
-        cands = Candidates(pos, np.ones(n, bool), np.zeros(n, bool), np.ones(n, int), np.full(n, NO_OWNER),
-                           np.zeros(n, bool))
-        t0 = time.time()
-        engine = Trials(net, cands, trials, Settings(game="backgammon", prune=8, seed=seed + k), batch=4096)
-        engine.run()
-        probs = engine.probs.mean(axis=1)
-        write_chunk(dst, positions=pos, targets=probs, group=c["group"], twoply=c["targets"],
-                    se=engine.probs.std(axis=1, ddof=1) / np.sqrt(trials))
-        print(f"{name}/{f.name}: {n} rows x {trials} trials in {time.time() - t0:.0f} s", flush=True)
 
 
 def race_losses(race) -> tuple:
@@ -199,6 +193,7 @@ def main() -> None:
     e = sub.add_parser("extract")
     e.add_argument("--stages", type=Path, required=True)
     e.add_argument("--out", type=Path, required=True)
+    e.add_argument("--crashed", action="store_true", help="the crashed families beside every stage (crashmix)")
     f = sub.add_parser("fit")
     f.add_argument("--out", type=Path, required=True)
     f.add_argument("--start", required=True, help="a race net checkpoint, or 'fresh'")
@@ -212,15 +207,6 @@ def main() -> None:
     m = sub.add_parser("mix")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--stages", type=Path, required=True)
-    r = sub.add_parser("rollout")
-    r.add_argument("--out", type=Path, required=True)
-    r.add_argument("--stages", default="l15,l14,l13")
-    r.add_argument("--chunks", type=int, default=80, help="race chunks of each stage")
-    r.add_argument("--trials", type=int, default=48)
-    r.add_argument("--part", type=int, default=0)
-    r.add_argument("--parts", type=int, default=1)
-    r.add_argument("--net", default="checkpoints/backgammon.safetensors")
-    r.add_argument("--seed", type=int, default=70001)
     sc = sub.add_parser("score")
     sc.add_argument("nets", nargs="+", help="race net checkpoints, or none")
     an = sub.add_parser("analyse")
@@ -228,15 +214,13 @@ def main() -> None:
     an.add_argument("--trials", type=int, default=648)
     a = ap.parse_args()
     if a.cmd == "extract":
-        extract(a.stages, a.out)
+        (extract_crashed if a.crashed else extract)(a.stages, a.out)
     elif a.cmd == "score":
         score(a.nets)
     elif a.cmd == "analyse":
         analyse(a.worst, a.trials)
     elif a.cmd == "mix":
         mix(a.out, a.stages)
-    elif a.cmd == "rollout":
-        rollout_labels(a.out, tuple(a.stages.split(",")), a.chunks, a.trials, a.part, a.parts, a.net, a.seed)
     else:
         fit_net(a.out, a.start, a.name, a.epochs, a.lr, a.rank, a.hidden, a.labels, a.holdout)
 
