@@ -180,3 +180,25 @@ def test_a_pruned_look_ahead_picks_inner_plays_among_pubevals_best():
     assert hint(bot, query, HintSettings(ply=0, prune=8)) == hint(bot, query, HintSettings(ply=0))
     with pytest.raises(ValueError, match="prune"):
         HintSettings(ply=2, prune=-1)
+
+
+@pytest.mark.parametrize("text, dice", [("4HPwATDgc/ABMA", "43"), ("4HPwATDgc/ABMA", "66"), ("XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:0:0:10", "52")])
+def test_a_hints_figures_are_pythons_round_of_the_ranked_values(text, dice):
+    """hint rounds every play's figures to 6 decimals with numpy at once: each is exactly Python's
+    round(v, 6) of the ranking's unrounded value (and a loss is never below 0)."""
+    from model.net.equity import OUTPUT_NAMES, cubeless_equity
+    from model.service.hint import HintSettings, hint, rank_positions
+    from model.service.query import query_of_text
+
+    bot = Bot.load()
+    query = query_of_text("backgammon", text, dice)
+    answer = hint(bot, query, HintSettings())
+    [ranking] = rank_positions(bot, query.position[None], query.dice[None], [bot._cube_views([text])[1][0]],
+                               HintSettings())
+    cubeless = cubeless_equity("backgammon", ranking.probs)
+    assert [p["move"] for p in answer["plays"]] == list(ranking.moves)
+    for j, play in enumerate(answer["plays"]):
+        assert play["probs"] == {n: round(float(v), 6) for n, v in zip(OUTPUT_NAMES["backgammon"], ranking.probs[j])}
+        assert play["cubeless_equity"] == round(float(cubeless[j]), 6)
+        assert play["equity"] == round(float(ranking.value[j]), 6)
+        assert play["loss"] == round(max(0.0, float(ranking.value[0] - ranking.value[j])), 6) >= 0
