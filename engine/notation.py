@@ -78,16 +78,27 @@ def _as_steps(taken) -> tuple[Step, ...]:
 
 def generated_steps(taken) -> list[tuple[Step, ...]]:
     """The single steps (source, destination) of each child from the generator's (source, die) rows
-    ``taken`` (N, steps, 2), in the order the generator took them."""
-    return [_as_steps(tuple((s, d) for s, d in rows if s)) for rows in np.asarray(taken).tolist()]
+    ``taken`` (N, steps, 2), in the order the generator took them (``_as_steps`` of each row, the
+    destinations worked out for all rows at once)."""
+    taken = np.asarray(taken, dtype=np.int64)
+    if taken.size == 0:
+        return [() for _ in range(len(taken))]
+    source = taken[..., 0]
+    rows = np.stack([source, np.maximum(source - taken[..., 1], OFF_POINT)], axis=-1).tolist()
+    return [tuple(tuple(step) for step in row if step[0]) for row in rows]
+
+
+def format_step_lists(game: str, before, step_lists) -> list[str]:
+    """Notation of children of one position ``before`` from their single steps (``generated_steps``)."""
+    hits = _hit_points(game, before)
+    return [group_steps(game, before, steps, hits) for steps in step_lists]
 
 
 def format_generated_many(game: str, before, taken) -> list[str]:
     """Notation of children of one position ``before`` from the steps ``legal_plays(...,
     with_steps=True)`` gave them (``taken`` (N, steps, 2): rows of (source, die), (0, 0) past the last):
     what ``format_plays`` writes for those children, without calling the generator again."""
-    hits = _hit_points(game, before)
-    return [group_steps(game, before, steps, hits) for steps in generated_steps(taken)]
+    return format_step_lists(game, before, generated_steps(taken))
 
 
 # ----------------------------------------------------------------------------------------------
@@ -488,5 +499,5 @@ def _why_not_legal(game, dice, played, legal) -> str:
     return f"not a legal play of {dice[0]}-{dice[1]}"
 
 
-__all__ = ["NO_PLAY", "format_generated_many", "format_play", "format_plays", "generated_steps", "group_steps",
-           "parse_play", "partial_play", "play_steps", "read_legs", "steps"]
+__all__ = ["NO_PLAY", "format_generated_many", "format_play", "format_plays", "format_step_lists", "generated_steps",
+           "group_steps", "parse_play", "partial_play", "play_steps", "read_legs", "steps"]

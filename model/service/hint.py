@@ -29,7 +29,7 @@ from engine.formats.position import (
 )
 from engine.groups import group_starts
 from engine.movegen import legal_plays
-from engine.notation import format_generated_many, generated_steps
+from engine.notation import format_step_lists, generated_steps
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
@@ -134,8 +134,8 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
             block = block[np.argsort(key[block], kind="stable")]
         if best_only:
             block = block[:1]
-        moves = format_generated_many(game, positions[i], steps[block])
         singles = generated_steps(steps[block])
+        moves = format_step_lists(game, positions[i], singles)
         out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
                            depth[block], singles))
     return out
