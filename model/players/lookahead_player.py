@@ -29,9 +29,9 @@ CUBELESS_MONEY = money(CENTRED, 1, jacoby=False, beavers=False)
 class LookaheadPlayer(NetPlayer):
     """A NetPlayer that picks at ``plies`` (1 or more) through ``CubePolicy.rank_plays``.
 
-    ``net``, ``device``, ``name``: as NetPlayer's; ``prune``: CubePolicy's (hint's ``--prune``). ``last_probs`` holds, after each ``select``, the
-    probabilities of the children of the games that had a choice (looked-at ones at ``plies``), and
-    NaN rows for the only play of a game without one.
+    ``net``, ``device``, ``name``: as NetPlayer's; ``prune``: CubePolicy's (hint's ``--prune``).
+    ``last_probs`` holds, after each ``select``, the probabilities of the children of the games that
+    had a choice (looked-at ones at ``plies``), and NaN rows for the only play of a game without one.
     """
 
     def __init__(self, net, plies: int, device="cpu", name: str = "net", prune: int = 0):
