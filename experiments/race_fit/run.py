@@ -124,8 +124,8 @@ def fit_net(out: Path, start: str, name: str, epochs: int, lr: float, rank: floa
         net = OutcomeNet(cfg)
         state = out / f"fresh{hidden}.pt"
         save(state, net, games=0, args={"features": RACE_VERSION, "hidden": [hidden]})
-    folders = {s: out / labels / p for p in (*STAGES, *(f"{c}_{x}" for c in "cd" for x in STAGES)) for s in [p]
-               if (out / labels / p).is_dir()}
+    names = (*STAGES, *(f"{c}_{x}" for c in "cd" for x in STAGES), "e0")
+    folders = {p: out / labels / p for p in names if (out / labels / p).is_dir()}
     settings = FitSettings(labels=tuple(folders), epochs=epochs, lr=lr, batch_size=256, holdout=holdout,
                            rank_weight=rank)
     path, line = fit(Path(state), folders, settings, out / name, progress=True)
@@ -187,6 +187,20 @@ def analyse(worst: int, trials: int) -> None:
               f"gnubg's pick minus ours {d.mean():+.4f} +- {1.96 * d.std(ddof=1) / np.sqrt(len(d)):.4f}")
 
 
+def ensemble_labels(out: Path, state: str, other: str, positions: int, workers: int, seed: int) -> None:
+    """out/ens/e0: 0-ply labels of the mean of the net of ``state`` and ``other`` (model/net/ensemble.py),
+    on the candidate plays the net of ``state`` chooses between in its own self-play (a labels stage
+    with plies 0 and teacher_also, as the shipped nardi net's E3 was made)."""
+    from model.train.label_workers import make_chunks
+    from model.train.labels import LabelSettings
+
+    settings = LabelSettings(positions=positions, chunk=2000, plies=0, siblings=4, warmup=120, every=8,
+                             actor="sample", seed=seed, teacher_also=(other,))
+    folder = out / "ens" / "e0"
+    folder.mkdir(parents=True, exist_ok=True)
+    print(make_chunks(Path(state), settings, folder, workers=workers), "chunks made")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -207,6 +221,13 @@ def main() -> None:
     m = sub.add_parser("mix")
     m.add_argument("--out", type=Path, required=True)
     m.add_argument("--stages", type=Path, required=True)
+    en = sub.add_parser("ens-labels")
+    en.add_argument("--out", type=Path, required=True)
+    en.add_argument("--state", required=True)
+    en.add_argument("--other", required=True)
+    en.add_argument("--positions", type=int, default=400_000)
+    en.add_argument("--workers", type=int, default=2)
+    en.add_argument("--seed", type=int, default=24100001)
     sc = sub.add_parser("score")
     sc.add_argument("nets", nargs="+", help="race net checkpoints, or none")
     an = sub.add_parser("analyse")
@@ -215,6 +236,8 @@ def main() -> None:
     a = ap.parse_args()
     if a.cmd == "extract":
         (extract_crashed if a.crashed else extract)(a.stages, a.out)
+    elif a.cmd == "ens-labels":
+        ensemble_labels(a.out, a.state, a.other, a.positions, a.workers, a.seed)
     elif a.cmd == "score":
         score(a.nets)
     elif a.cmd == "analyse":
