@@ -1,15 +1,18 @@
-"""Race net fitted to the bot's own two-ply race labels (issue 44, lever 1): research script, not product.
+"""Fits on the recipe's own labels (issue 44): research script, not product; experiments/race_fit/README.md.
 
-    python experiments/race_fit/run.py extract --stages /work/runs/recipe-backgammon/stages --out /work/runs/race-fit
-    python experiments/race_fit/run.py fit --out /work/runs/race-fit --start checkpoints/backgammon-race.safetensors \
-        --name from_td --epochs 16 --lr 3e-4
+    python experiments/race_fit/run.py analyse                    # where the shipped net's race error is
+    python experiments/race_fit/run.py extract --stages RUN/stages --out W            # race rows -> W/labels
+    python experiments/race_fit/run.py extract --crashed --stages RUN/stages --out W  # W/crashmix
+    python experiments/race_fit/run.py mix --out W --stages RUN/stages  # W/mixed: race rows from W/rollout
+    python experiments/race_fit/run.py ens-labels --out W --state STATE.pt --other NET  # W/ens/e0
+    python experiments/race_fit/run.py fit --out W --start STATE --name NAME --labels FOLDER [--epochs --lr]
     python experiments/race_fit/run.py score none NET ...        # race error with each race net
-    python experiments/race_fit/run.py analyse                    # where the race error is
 
 extract: the sibling rows without contact (RACE class; bear-offs were never labelled) of the recipe's
 label stages, written as label chunks of their own (families renumbered within each chunk), so that
-model/train/fit.py fits a race net (feature version 4) to them as a recipe's fit stage would.
-The labels are the shipped lineage's own two-ply look-ahead: nothing of gnubg's.
+model/train/fit.py fits a race net (feature version 4) to them as a recipe's fit stage would. W/rollout
+is made by scripts/rollout_labels.py. Every label is the project's own (look-ahead, rollouts, or the
+mean of two of its nets): nothing of gnubg's, which only judges the benchmark.
 """
 
 from __future__ import annotations
