@@ -59,8 +59,11 @@ class _Refused(Exception):
     """A single step the rules refuse, with the reason."""
 
 
+_POINT_NAMES = ("off", *(str(p) for p in range(1, BAR_POINT)), "bar")  # by point: 0 off, 1..24, 25 the bar
+
+
 def _point_name(point: int) -> str:
-    return "bar" if point == BAR_POINT else "off" if point == OFF_POINT else str(point)
+    return _POINT_NAMES[point] if OFF_POINT <= point <= BAR_POINT else str(point)
 
 
 def _generated(game: str, before, dice, first_turn: bool | None) -> dict[bytes, tuple[tuple[int, int], ...]]:
@@ -123,7 +126,7 @@ def group_steps(game: str, before, step_list, hit_points: set[int] | None = None
         return ""
     if hit_points is None:
         hit_points = _hit_points(game, before)
-    moves = sorted(step_list, key=lambda s: (-s[0], -s[1]))
+    moves = sorted(step_list, reverse=True)  # by source, then destination, both descending
     paths = [list(m) for m in moves]
     used = [False] * len(paths)
     for i, path in enumerate(paths):
@@ -144,12 +147,12 @@ def group_steps(game: str, before, step_list, hit_points: set[int] | None = None
             if not used[j] and paths[j] == path:
                 used[j] = True
                 count += 1
-        text = _point_name(path[0])
+        text = _POINT_NAMES[path[0]]
         for p in path[1:-1]:  # kept intermediate points are hits
             text += f"/{p}*"
             starred.add(p)
         last = path[-1]
-        text += "/" + _point_name(last)
+        text += "/" + _POINT_NAMES[last]
         if last in hit_points and last not in starred:  # a blot is hit once: one star per point
             text += "*"
             starred.add(last)
