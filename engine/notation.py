@@ -113,6 +113,22 @@ def _hit_points(game: str, before) -> set[int]:
     return set((np.flatnonzero(np.asarray(before)[:24] < 0) + 1).tolist()) if game == "backgammon" else set()
 
 
+def _group_two(moves, hit_points: set[int]) -> str:
+    """``group_steps`` of one or two steps sorted high to low: what its general loop writes for them."""
+    (a, b) = moves[0]
+    name = _POINT_NAMES
+    if len(moves) == 1:
+        return f"{name[a]}/{name[b]}" + ("*" if b in hit_points else "")
+    (c, d) = moves[1]
+    if b != OFF_POINT and c == b:  # one checker moves on: joined, the point kept only where it hits
+        text = f"{name[a]}/{b}*/{name[d]}" if b in hit_points else f"{name[a]}/{name[d]}"
+        return text + ("*" if d in hit_points and d != b else "")
+    first = f"{name[a]}/{name[b]}" + ("*" if b in hit_points else "")
+    if (a, b) == (c, d):
+        return first + "(2)"
+    return first + f" {name[c]}/{name[d]}" + ("*" if d in hit_points and d != b else "")
+
+
 def group_steps(game: str, before, step_list, hit_points: set[int] | None = None) -> str:
     """gnubg's grouping of single steps: sorted high to low, one checker's moves joined, counts, stars.
 
@@ -127,6 +143,13 @@ def group_steps(game: str, before, step_list, hit_points: set[int] | None = None
     if hit_points is None:
         hit_points = _hit_points(game, before)
     moves = sorted(step_list, reverse=True)  # by source, then destination, both descending
+    if len(moves) <= 2:  # one or two steps (most plays): the general rules written out for them
+        return _group_two(moves, hit_points)
+    return _group_general(moves, hit_points)
+
+
+def _group_general(moves, hit_points: set[int]) -> str:
+    """``group_steps`` of any number of steps sorted high to low."""
     paths = [list(m) for m in moves]
     used = [False] * len(paths)
     for i, path in enumerate(paths):

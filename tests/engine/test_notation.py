@@ -496,3 +496,20 @@ def test_generated_steps_are_play_steps():
                 assert len(found) == len(children)
                 for child, singles in zip(children, found):
                     assert singles == play_steps(game, position, child, roll)
+
+
+def test_one_and_two_steps_are_grouped_as_the_general_rules_group_them():
+    """group_steps writes out its rules for one or two steps (most plays); for every single step and
+    every pair of steps (sources 1..25, dice 1..6, a bear-off as 0), with no hit, a hit on either
+    destination, on both, and on every point, the text is the general loop's."""
+    from engine.notation import _group_general, _group_two
+
+    single = [(s, max(s - d, 0)) for s in range(1, 26) for d in range(1, 7)]
+    lists = [[m] for m in single] + [sorted([m, n], reverse=True) for m in single for n in single]
+    checked = 0
+    for moves in lists:
+        dests = {m[1] for m in moves} - {0}
+        for hits in (set(), dests, set(range(1, 25)), *({d} for d in dests)):
+            assert _group_two(moves, hits) == _group_general(moves, hits), (moves, hits)
+            checked += 1
+    assert checked > 80_000
