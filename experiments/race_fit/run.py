@@ -175,6 +175,14 @@ def analyse(worst: int, trials: int) -> None:
     print(f"race ER {loss.mean():.2f}; worst 10 / 30 of {len(loss)} carry {loss[order[:10]].sum() / loss.sum():.0%} / "
           f"{loss[order[:30]].sum() / loss.sum():.0%}; a side with none off: {none_off.sum()} positions, ER "
           f"{loss[none_off].mean():.2f}, elsewhere {loss[~none_off].mean():.2f}")
+    from model.arena.benchmark import choose, gnubg_judge, losses
+    from model.players.registry import make_player
+
+    top = bench.subset(order[:30])
+    deep = 1000 * losses(top, choose(make_player("checkpoints/backgammon.safetensors+2ply", "backgammon"), top),
+                         gnubg_judge()).loss
+    print(f"the worst 30 at 0-ply lose {loss[order[:30]].sum():.0f} mEMG; the same net at 2-ply there "
+          f"{deep.sum():.0f} ({int((deep > 0).sum())} picks still losing)")
     net = load_net("checkpoints/backgammon.safetensors", "backgammon", backend="numpy")[0]
     for i in order[:worst]:
         a, z = bench.offsets[i], bench.offsets[i + 1]
