@@ -33,12 +33,17 @@ import numpy as np
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--positions", type=int, default=300)
-    parser.add_argument("--prune", type=int, nargs="+", default=[8])
+    parser.add_argument("--positions", type=int, default=300,
+                        help="mid-game positions (default 300); with --benchmark, per class (0: all 3,700)")
+    parser.add_argument("--prune", type=int, nargs="+", default=[8], help="K of each pruned search (default 8)")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", default=None)
     parser.add_argument("--benchmark", action="store_true", help="play the stored checker-play benchmark")
     args = parser.parse_args(argv)
+    if args.positions < 0 or (args.positions == 0 and not args.benchmark):
+        parser.error(f"--positions must be positive (0: every benchmark position, with --benchmark), got {args.positions}")
+    if min(args.prune) < 1:
+        parser.error(f"--prune must be 1 or more (the full search is always run beside), got {min(args.prune)}")
     if args.benchmark:
         return on_benchmark(args)
 
@@ -112,7 +117,7 @@ def on_benchmark(args) -> int:
         d = 1000 * (losses[k] - losses[0])
         half = 1.96 * d.std(ddof=1) / np.sqrt(len(d))
         result["runs"][k]["minus_full"] = {"er": float(d.mean()), "ci95": float(half),
-                                           "same_pick": int((losses[k] == losses[0]).sum())}
+                                           "same_loss": int((losses[k] == losses[0]).sum())}
         print(f"--prune {k} minus the full search, paired: {d.mean():+.3f} +- {half:.3f} "
               f"(the same loss in {(losses[k] == losses[0]).sum()} of {len(d)} positions)")
     if args.json:

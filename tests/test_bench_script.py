@@ -49,4 +49,7 @@ def test_prune_agreement_plays_the_benchmark_full_and_pruned(tmp_path):
     result = json.loads(out.read_text())
     assert result["positions"] == 4 and set(result["runs"]) == {"0", "8"}
     assert set(result["runs"]["8"]["error_rates"]) == {"contact", "crashed", "race", "bearoff", "overall"}
-    assert 0 <= result["runs"]["8"]["minus_full"]["same_pick"] <= 4
+    assert 0 <= result["runs"]["8"]["minus_full"]["same_loss"] <= 4
+    for bad, said in ((["--prune", "-1"], "--prune must be 1 or more"), (["--positions", "-3"], "--positions must be")):
+        done = run_script("prune_agreement.py", "--benchmark", *bad, timeout=60)
+        assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr, done.stderr

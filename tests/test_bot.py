@@ -188,13 +188,13 @@ def test_a_hints_figures_are_pythons_round_of_the_ranked_values(text, dice):
     round(v, 6) of the ranking's unrounded value (and a loss is never below 0)."""
     from model.net.equity import OUTPUT_NAMES, cubeless_equity
     from model.service.hint import HintSettings, hint, rank_positions
-    from model.service.query import query_of_text
+    from model.service.query import cube_view_of, query_of_text
 
     bot = Bot.load()
     query = query_of_text("backgammon", text, dice)
     answer = hint(bot, query, HintSettings())
-    [ranking] = rank_positions(bot, query.position[None], query.dice[None], [bot._cube_views([text])[1][0]],
-                               HintSettings())
+    view = cube_view_of(query.position, query.info, None)
+    [ranking] = rank_positions(bot, query.position[None], query.dice[None], [view], HintSettings())
     cubeless = cubeless_equity("backgammon", ranking.probs)
     assert [p["move"] for p in answer["plays"]] == list(ranking.moves)
     for j, play in enumerate(answer["plays"]):
