@@ -113,6 +113,10 @@ def fit_net(out: Path, start: str, name: str, epochs: int, lr: float, rank: floa
             labels: str = "labels", holdout: float = 0.05) -> None:
     from model.train.fit import FitSettings, fit
 
+    names = (*STAGES, *(f"{c}_{x}" for c in "cd" for x in STAGES), "e0")
+    folders = {p: out / labels / p for p in names if (out / labels / p).is_dir()}
+    if not folders:
+        raise ValueError(f"no label stage folders ({', '.join(STAGES)}, ...) under {out / labels}")
     state = start
     if start == "fresh":
         import torch
@@ -127,8 +131,6 @@ def fit_net(out: Path, start: str, name: str, epochs: int, lr: float, rank: floa
         net = OutcomeNet(cfg)
         state = out / f"fresh{hidden}.pt"
         save(state, net, games=0, args={"features": RACE_VERSION, "hidden": [hidden]})
-    names = (*STAGES, *(f"{c}_{x}" for c in "cd" for x in STAGES), "e0")
-    folders = {p: out / labels / p for p in names if (out / labels / p).is_dir()}
     settings = FitSettings(labels=tuple(folders), epochs=epochs, lr=lr, batch_size=256, holdout=holdout,
                            rank_weight=rank)
     path, line = fit(Path(state), folders, settings, out / name, progress=True)
@@ -245,6 +247,13 @@ def main() -> None:
     an.add_argument("--worst", type=int, default=8)
     an.add_argument("--trials", type=int, default=648)
     a = ap.parse_args()
+    try:
+        run(a)
+    except (ValueError, OSError) as e:  # no labels where named, an unreadable checkpoint...: one line
+        ap.exit(2, f"run.py {a.cmd}: error: {e}\n")
+
+
+def run(a) -> None:
     if a.cmd == "extract":
         (extract_crashed if a.crashed else extract)(a.stages, a.out)
     elif a.cmd == "ens-labels":
