@@ -152,9 +152,19 @@ def net_flops(net) -> int:
     return sum(2 * w.shape[0] * w.shape[1] for w, _ in net.layers + [net.head])
 
 
+def sparse_flops(net, features: np.ndarray) -> float:
+    """FLOPs a row of the compiled kernel does on ``features`` (model/net/forward_numba.py): each layer
+    only the weight rows of its non-zero inputs (the inputs, then the hidden units after the ReLU)."""
+    x, total = features.astype(np.float32), 0.0
+    for w, b in net.layers + [net.head]:
+        total += 2 * np.count_nonzero(x, axis=1).mean() * w.shape[1]
+        x = np.maximum(x @ w + b, 0.0)
+    return total
+
+
 def matrix_seconds(net, features: np.ndarray, repeat: int) -> tuple[float, str]:
     """CPU seconds per position of the net's layers alone on one encoded position at a time, and what
-    ran them: the compiled small-batch kernel where it runs (model/net/forward_numba.py: a process on
+    ran them: the compiled kernel where it runs (model/net/forward_numba.py: a process on
     numba from its first call), else the matrix library."""
     from model.net import inference
 
@@ -421,15 +431,21 @@ def main(argv: list[str]) -> int:
         print(f"| {work.format(**sizes)} | {cores} | {fmt(ours, unit)} {unit}{extra} | "
               f"{fmt(theirs, unit)}{f' {unit}' if theirs is not None else ''} | {'-' if ratio is None else f'{ratio:.2f}'} |")
     print("\nratio: ours / gnubg's rate (for times: gnubg's time / ours), so above 1 is faster than gnubg.")
-    print(f"physical limit: the shipped net {bench.flops:,} FLOPs per evaluation, gnubg's contact net {GNUBG_FLOPS:,} "
-          f"({bench.flops / GNUBG_FLOPS:.1f}x); float32 matrix products here {sgemm / 1e9:.1f} GFLOP/s on one core, "
-          f"so at most {sgemm / bench.flops / 1e3:,.0f}k evaluations/s of ours, {sgemm / GNUBG_FLOPS / 1e3:,.0f}k of gnubg's")
+    sparse = sparse_flops(bench.net, _encoded(bench))
+    print(f"physical limit: the shipped net {bench.flops:,} FLOPs per evaluation as dense products, gnubg's contact net "
+          f"{GNUBG_FLOPS:,} ({bench.flops / GNUBG_FLOPS:.1f}x); float32 matrix products here {sgemm / 1e9:.1f} GFLOP/s "
+          f"on one core, so at most {sgemm / bench.flops / 1e3:,.0f}k dense evaluations/s of ours, "
+          f"{sgemm / GNUBG_FLOPS / 1e3:,.0f}k of gnubg's")
+    if compiled.numba_from_start():
+        print(f"  the compiled kernel skips zero inputs and inactive units: {sparse:,.0f} FLOPs a row on these "
+              f"positions ({sparse / bench.flops:.0%} of the dense products), at most {sgemm / sparse / 1e3:,.0f}k "
+              f"evaluations/s at that rate")
     for key in ("eval_one", "eval_batch"):
         row = table[key]
         share = f"ours {row['ours'] * bench.flops / sgemm:.1%}"
         if row["gnubg"] is not None:
             share += f", gnubg {row['gnubg'] * GNUBG_FLOPS / sgemm:.1%}"
-        print(f"  share of that rate reached, {key.replace('_', ' ')}: {share}")
+        print(f"  share of that rate reached as dense products, {key.replace('_', ' ')}: {share}")
     if args.all and hasattr(bench, "rollout_se"):
         theirs = bench.last_rollouts[1]
         gnubg_se = f"{theirs['equity_se'] * np.sqrt(theirs['trials']):.3f}" if theirs and "equity_se" in theirs else "-"
@@ -437,7 +453,8 @@ def main(argv: list[str]) -> int:
     if args.json:
         Path(args.json).write_text(json.dumps({"command": command, "load_average": loads, "rounds": args.rounds,
                                                "rows": table, "runs": runs, "sgemm_flops": sgemm,
-                                               "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS}, "kernels": args.kernels,
+                                               "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS,
+                                                         "ours_sparse": sparse}, "kernels": args.kernels,
                                                "matrix_seconds_one": matrix[0], "layers": matrix[1]}, indent=1) + "\n")
     return 0
 

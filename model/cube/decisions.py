@@ -71,7 +71,9 @@ def _import_kernels():
 _kernels = Kernels(_import_kernels)
 _KERNEL_CONSTANTS = np.array([CONTACT_X, CRASHED_X, BEAROFF_X, RACE_X_BASE, RACE_X_PER_PIP, RACE_X_MIN,
                               RACE_X_MAX, *TWO_SIDED_BEAROFF], dtype=np.float64)
-_KERNEL_OWNERS = {CENTRED: 0, ME: 1, OPPONENT: 2}  # the owner seen by the side on roll
+_THEIR_KERNEL_OWNERS = {CENTRED: 0, ME: 2, OPPONENT: 1}
+"""The kernel's owner code (0 centred, 1 the side on roll, 2 its opponent) of a state's owner seen by
+the other side (``state.flipped().owner``, without building the flipped state)."""
 
 
 def _compiled_classes(positions):
@@ -396,7 +398,7 @@ def checker_play_value(probs_after, state: CubeState, x=None):
         out = np.empty(len(p))
         x = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float64), (len(p),)))
         kernels.money_checker_values(np.ascontiguousarray(p), x,
-                                     _KERNEL_OWNERS[state.flipped().owner], bool(state.jacoby), out)
+                                     _THEIR_KERNEL_OWNERS[state.owner], bool(state.jacoby), out)
         return out
     theirs = flip_probs("backgammon", p)
     if state.is_money:

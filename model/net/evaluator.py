@@ -56,8 +56,23 @@ def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
     """Outcome probabilities (N, K) of each child from the view of the side that just moved.
 
     One network call for the whole batch: the children are flipped so the opponent is on roll,
-    scored, and the probabilities flipped back. Finished games get their exact outcome.
+    scored, and the probabilities flipped back. Finished games get their exact outcome. Where the
+    net's compiled kernel runs (model/net/inference.py's ``scored_by_kernel``) it does the flips in
+    the same call, and only the rows it leaves (finished games, bear-offs) go the long way.
     """
+    exact = isinstance(net, ExactEndgames)
+    kernel = getattr(net.net if exact else net, "scored_by_kernel", None)
+    got = kernel(children, children=True, skip_bearoff=exact) if kernel is not None else None
+    if got is None:
+        return _child_probabilities(net, children, device)
+    probs, left = got
+    if left is not None:
+        rows = np.flatnonzero(left)
+        probs[rows] = _child_probabilities(net, children[rows], device)
+    return probs
+
+
+def _child_probabilities(net, children: np.ndarray, device) -> np.ndarray:
     game = net.config.game
     done = np.flatnonzero(children[:, OFF] == CHECKERS)
     if len(done) == 0:  # most calls: every child goes to the network, no rows picked out and put back
@@ -93,12 +108,19 @@ class ExactEndgames:
         game = self.config.game
         if len(positions) == 0:
             return np.zeros((0, self.config.outputs))
-        exact = bearoff_mask(game, positions)
-        if not exact.any():
-            return self.net.probabilities(positions, device)
-        out = np.empty((len(positions), self.config.outputs))
-        if (~exact).any():
-            out[~exact] = self.net.probabilities(positions[~exact], device)
+        kernel = getattr(self.net, "scored_by_kernel", None)
+        got = kernel(positions, skip_bearoff=True) if kernel is not None else None
+        if got is not None:  # the net's kernel told the bear-offs apart and scored the rest
+            out, exact = got
+            if exact is None:
+                return out
+        else:
+            exact = bearoff_mask(game, positions)
+            if not exact.any():
+                return self.net.probabilities(positions, device)
+            out = np.empty((len(positions), self.config.outputs))
+            if (~exact).any():
+                out[~exact] = self.net.probabilities(positions[~exact], device)
         rows = np.flatnonzero(exact)
         out[rows] = bearoff_probabilities(game, positions[rows])
         if self.two_sided:

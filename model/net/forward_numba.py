@@ -1,22 +1,26 @@
-"""The network's forward pass for small batches as one numba kernel, and the bear-off test of a batch.
+"""The network's forward pass as numba kernels, a row at a time, and the bear-off test of a batch.
 
 model/net/inference.py's numpy forward pass costs a dozen array operations of a few microseconds each
 whatever the batch, and a matrix product at one row uses the matrix kernels badly: 46 us for one
-position, of which the products 12. Here one kernel runs the whole pass, a row at a time: the first
-layer adds up the weight rows of the non-zero inputs only (about 55 of the 253 backgammon inputs are
-non-zero), each hidden layer the rows of its positive activations only (after the ReLU), then the
-sigmoids and the chained heads (model/net/equity.py's ``chain_heads``), in float64 as there.
+position, of which the products 12. Here one kernel runs the whole pass, a row at a time: each layer
+adds up the weight rows of its non-zero inputs only (about 55 of the 253 backgammon inputs; about a
+quarter of the hidden units are positive after the ReLU), four rows per pass over the sums, then the
+sigmoids and the chained heads (model/net/equity.py's ``chain_heads``) in float64 as there. For the
+backgammon feature-version-3 net one kernel also writes each row's inputs (model/net/encode_numba.py's,
+the same functions) and tells the bear-off rows apart, so one position is one compiled call.
 
-The sums run in another order than the matrix library's (one input after another, no fused
-multiply-add), so the probabilities agree with the numpy path to float32 rounding, not bit for bit:
-tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of positions of both games
-(it is a few 1e-7 in practice). inference.py uses this kernel for batches up to its ``SMALL_BATCH`` rows,
-where it is faster; larger batches go through the matrix library.
+The sums run in another order than the matrix library's (LLVM may fuse multiply-adds and reorder a
+row's sums: ``FAST``), so the probabilities agree with the numpy path to float32 rounding, not bit for
+bit: tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of positions of both
+games (it is a few 1e-7 in practice). A row's numbers do not depend on the batch it comes in.
+CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 7 us for one position
+through ExactEndgames, 2.7 to 3.2 us in batches (the matrix library: 14 and 3.8 to 4.0).
 
 Nothing imports this module but the lazy loaders of inference.py (the forward pass: only in a
 process on numba from its first call, since it is not bit for bit; engine/compiled.py) and of
 bearoff.py (the bear-off test, bit for bit). Kernels are compiled on first use and kept in numba's
-disk cache (``cache=True``).
+disk cache (``cache=True``); numba's cache does not see changes to encode_numba.py's functions called
+here (it keys on this file), so after editing those, touch this file too.
 """
 
 from __future__ import annotations
@@ -24,103 +28,192 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-BLOCK = 8
-"""Rows run through each layer together: each weight row is read once for all of them (from the
-cache, where one row at a time read the whole matrix per row): 2.4 against 3.9 us a row at 8 to 30."""
+from model.net.contact_inputs import KERNEL_TABLES
+from model.net.encode_numba import _both_features, _sides, _units  # one definition of the inputs
+
+FAST = {"contract", "reassoc"}
+"""LLVM may fuse multiply-adds and reorder the sums of a row (vectorised dot products for the head):
+the same numbers for the same row every time, whatever the batch, and float32 rounding from numpy's."""
 
 
-@njit(cache=True)
-def _layer(a, rows, width, w, b, h, out_width):
-    """h[:rows, :out_width] = b + a[:rows, :width] @ w, adding the weight rows of non-zero inputs only."""
-    for r in range(rows):
-        for j in range(out_width):
-            h[r, j] = b[j]
+@njit(cache=True, fastmath=FAST)
+def _add_rows(h, w, index, count, source, width):
+    """h[:width] += sum over q < count of source[i] * w[i, :width], i = index[q]: four weight rows per
+    pass over ``h``, so that ``h`` is read and written a quarter as often."""
+    q = 0
+    while q + 4 <= count:
+        i0, i1, i2, i3 = index[q], index[q + 1], index[q + 2], index[q + 3]
+        a0, a1, a2, a3 = source[i0], source[i1], source[i2], source[i3]
+        r0, r1, r2, r3 = w[i0], w[i1], w[i2], w[i3]
+        for j in range(width):
+            h[j] += a0 * r0[j] + a1 * r1[j] + a2 * r2[j] + a3 * r3[j]
+        q += 4
+    while q < count:
+        i = index[q]
+        a = source[i]
+        r = w[i]
+        for j in range(width):
+            h[j] += a * r[j]
+        q += 1
+
+
+@njit(cache=True, fastmath=FAST)
+def _forward_row(x, weights, biases, head_t, head_b, backgammon, o, a, h, index):
+    """One row of inputs ``x`` (I,) float32 through the net into ``o`` (K,) float64; ``a``, ``h`` (float32)
+    and ``index`` (int64) are scratch of the widest layer's length. Each layer adds up the weight rows
+    of its non-zero inputs only (about 55 of the backgammon net's 253 inputs, a quarter of the hidden
+    units after the ReLU), whose indices are gathered first, without a branch per input."""
+    width = x.shape[0]
     for i in range(width):
-        weights = w[i]
-        for r in range(rows):
-            v = a[r, i]
-            if v != 0.0:
-                for j in range(out_width):
-                    h[r, j] += v * weights[j]
+        a[i] = x[i]
+    for layer in range(len(weights)):
+        w = weights[layer]
+        b = biases[layer]
+        out_width = w.shape[1]
+        count = 0
+        for i in range(width):
+            index[count] = i
+            count += a[i] != 0.0
+        for j in range(out_width):
+            h[j] = b[j]
+        _add_rows(h, w, index, count, a, out_width)
+        for j in range(out_width):
+            a[j] = max(h[j], np.float32(0.0))
+        width = out_width
+    k = head_t.shape[0]
+    for j in range(k):
+        z = head_b[j]
+        weights_j = head_t[j]
+        for i in range(width):
+            z += a[i] * weights_j[i]
+        o[j] = 0.5 * (1.0 + np.tanh(0.5 * np.float64(z)))
+    win = o[0]
+    if backgammon:
+        wg = win * o[1]
+        wb = wg * o[2]
+        lg = (1 - win) * o[3]
+        lb = lg * o[4]
+        o[1] = wg
+        o[2] = wb
+        o[3] = lg
+        o[4] = lb
+    else:
+        o[1] = win * o[1]
+        o[2] = (1 - win) * o[2]
 
 
 @njit(cache=True)
-def forward_kernel(x, weights, biases, head_w, head_b, backgammon, out):
+def forward_kernel(x, weights, biases, head_t, head_b, backgammon, out):
     """Outcome probabilities ``out`` (B, K) float64 of inputs ``x`` (B, I) float32 through the hidden
     layers ``weights``/``biases`` (tuples of (in, out) float32 matrices and vectors), ReLU after each,
-    and the head (``head_w`` (H, K), ``head_b``); ``backgammon``: 5 chained heads, else long nardi's 3.
-    Rows go through in blocks of BLOCK."""
+    and the head (``head_t`` (K, H), the head's weights transposed, ``head_b``); ``backgammon``: 5
+    chained heads, else long nardi's 3. A row at a time: a row's numbers do not depend on its batch."""
     widest = x.shape[1]
     for w in weights:
         widest = max(widest, w.shape[1])
-    a = np.empty((BLOCK, widest), dtype=np.float32)  # whole arrays, not views: the loops vectorise
-    h = np.empty((BLOCK, widest), dtype=np.float32)
-    k = head_w.shape[1]
-    z = np.empty((BLOCK, k), dtype=np.float32)
-    s = np.empty(k, dtype=np.float64)
-    for start in range(0, x.shape[0], BLOCK):
-        rows = min(BLOCK, x.shape[0] - start)
-        width = x.shape[1]
-        for r in range(rows):
-            for i in range(width):
-                a[r, i] = x[start + r, i]
-        for layer in range(len(weights)):
-            w = weights[layer]
-            out_width = w.shape[1]
-            _layer(a, rows, width, w, biases[layer], h, out_width)
-            for r in range(rows):
-                for j in range(out_width):
-                    a[r, j] = h[r, j] if h[r, j] > 0.0 else np.float32(0.0)
-            width = out_width
-        _layer(a, rows, width, head_w, head_b, z, k)
-        for r in range(rows):
-            for j in range(k):
-                s[j] = 0.5 * (1.0 + np.tanh(0.5 * np.float64(z[r, j])))
-            win = s[0]
-            o = out[start + r]
-            o[0] = win
+    a = np.empty(widest, dtype=np.float32)
+    h = np.empty(widest, dtype=np.float32)
+    index = np.empty(widest, dtype=np.int64)
+    for r in range(x.shape[0]):
+        _forward_row(x[r], weights, biases, head_t, head_b, backgammon, out[r], a, h, index)
+
+
+@njit(cache=True)
+def contact_forward_kernel(positions, tables, weights, biases, head_t, head_b, children, skip_bearoff, out, left):
+    """The backgammon feature-version-3 inputs of positions (B, 28) int8 (model/net/encode_numba.py's
+    ``contact_kernel`` with the race columns) and the forward pass above, a row at a time, into ``out``
+    (B, 5). ``children``: each row is a position just played, scored for the side that played it as
+    evaluator.py's ``child_probabilities`` does (the row seen by the side on roll, its probabilities
+    flipped back), and finished games are left to the caller. ``skip_bearoff``: so are the positions
+    (seen by the side on roll) that model/net/bearoff.py's ``bearoff_mask`` holds. Rows left are zeros
+    in ``out`` and marked in ``left`` (B,) bool; returns how many there are."""
+    widest = positions.shape[1]
+    for w in weights:
+        widest = max(widest, w.shape[1])
+    x = np.empty(2 * 125 + 3, dtype=np.float32)
+    a = np.empty(max(widest, x.shape[0]), dtype=np.float32)
+    h = np.empty(a.shape[0], dtype=np.float32)
+    index = np.empty(a.shape[0], dtype=np.int64)
+    own = np.empty(25, dtype=np.int64)
+    opp = np.empty(25, dtype=np.int64)
+    q = np.empty(28, dtype=np.int8)
+    o = np.empty(5, dtype=np.float64)
+    units = tables[0]
+    count = 0
+    for b in range(positions.shape[0]):
+        p = positions[b]
+        if children:  # engine/board.py's flip: our point i is the opponent's 23 - i
+            for i in range(24):
+                q[i] = -p[23 - i]
+            q[24], q[25], q[26], q[27] = p[25], p[24], p[27], p[26]
+        else:
+            q[:] = p
+        left[b] = (children and p[26] == 15) or (skip_bearoff and _bearoff_row(q, True))
+        if left[b]:
+            out[b, :] = 0.0
+            count += 1
+            continue
+        _sides(q, own, opp)
+        _units(own, x, 0, units, 25)
+        _units(opp, x, 125, units, 25)
+        _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
+        _forward_row(x, weights, biases, head_t, head_b, True, o, a, h, index)
+        row = out[b]
+        if children:  # model/net/equity.py's flip_probs
+            row[0], row[1], row[2], row[3], row[4] = 1.0 - o[0], o[3], o[4], o[1], o[2]
+        else:
+            row[:] = o
+    return count
+
+
+@njit(cache=True)
+def _bearoff_row(p, backgammon):
+    """Whether the position ``p`` (28,) is one for the bear-off databases (bearoff.py's ``bearoff_mask``)."""
+    if p[24] != 0 or p[25] != 0:
+        return False
+    mine = 0
+    theirs = 0
+    for i in range(24):
+        v = np.int64(p[i])
+        if v > 0:
+            mine += v
+            if i >= 6:
+                return False
+        elif v < 0:
+            theirs -= v
             if backgammon:
-                wg = win * s[1]
-                lg = (1 - win) * s[3]
-                o[1] = wg
-                o[2] = wg * s[2]
-                o[3] = lg
-                o[4] = lg * s[4]
-            else:
-                o[1] = win * s[1]
-                o[2] = (1 - win) * s[2]
+                if i < 18:
+                    return False
+            elif i < 12 or i >= 18:
+                return False
+    return mine <= 15 and theirs <= 15
 
 
 @njit(cache=True)
 def bearoff_mask_kernel(positions, backgammon, out):
     """model/net/bearoff.py's ``bearoff_mask`` of positions (B, 28) int8 into ``out`` (B,) bool."""
     for r in range(positions.shape[0]):
-        p = positions[r]
-        ok = p[24] == 0 and p[25] == 0
-        mine = 0
-        theirs = 0
-        for i in range(24):
-            v = np.int64(p[i])
-            if v > 0:
-                mine += v
-                if i >= 6:
-                    ok = False
-            elif v < 0:
-                theirs -= v
-                if backgammon:
-                    if i < 18:
-                        ok = False
-                elif i < 12 or i >= 18:
-                    ok = False
-        out[r] = ok and mine <= 15 and theirs <= 15
+        out[r] = _bearoff_row(positions[r], backgammon)
 
 
 def forward(net, x: np.ndarray) -> np.ndarray:
     """(B, K) float64 probabilities of a model.net.inference ``NumpyNet`` on encoded inputs ``x``."""
     out = np.empty((len(x), net.config.outputs))
     forward_kernel(np.ascontiguousarray(x, dtype=np.float32), net.kernel_weights[0], net.kernel_weights[1],
-                   net.head[0], net.head[1], net.config.game == "backgammon", out)
+                   net.head_t, net.head[1], net.config.game == "backgammon", out)
     return out
+
+
+def contact_forward(net, positions: np.ndarray, children: bool, skip_bearoff: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """(probabilities (B, 5), rows left to the caller (B,) bool, their number) of a backgammon
+    feature-version-3 ``NumpyNet`` on positions (B, 28): inputs and forward pass in one kernel
+    (``contact_forward_kernel``, whose docstring says which rows are left)."""
+    out = np.empty((len(positions), 5))
+    left = np.empty(len(positions), dtype=np.bool_)
+    count = contact_forward_kernel(np.ascontiguousarray(positions, dtype=np.int8), KERNEL_TABLES,
+                                   net.kernel_weights[0], net.kernel_weights[1], net.head_t, net.head[1],
+                                   children, skip_bearoff, out, left)
+    return out, left, count
 
 
 def bearoff_mask(game: str, positions: np.ndarray) -> np.ndarray:

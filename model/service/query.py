@@ -50,6 +50,12 @@ def read_position_and_info(game: str, position) -> tuple[np.ndarray, MatchInfo |
 
 def read_dice(dice) -> np.ndarray:
     """Two dice 1..6 as an array (2,); FormatError otherwise. Accepts [3, 1], (3, 1), "31", "3-1"."""
+    if type(dice) in (tuple, list) and len(dice) == 2 and all(type(v) is int and 1 <= v <= 6 for v in dice):
+        return np.array(dice, dtype=np.int64)  # the common case, at once
+    if isinstance(dice, np.ndarray) and dice.shape == (2,) and dice.dtype.kind in "iu":
+        values = dice.tolist()
+        if 1 <= values[0] <= 6 and 1 <= values[1] <= 6:
+            return np.array(values, dtype=np.int64)
     if isinstance(dice, str):
         if len(dice) > 20:  # no way of writing two dice is this long (and it is not echoed whole)
             raise FormatError(f"dice must be two numbers 1..6, got {quoted(dice)}")

@@ -1,10 +1,12 @@
-"""The compiled small-batch forward pass (model/net/forward_numba.py) against the numpy one.
+"""The compiled forward pass (model/net/forward_numba.py) against the numpy one.
 
 The probabilities of every shipped net (backgammon contact and race, long nardi) and of random nets
 of one and of three hidden layers agree with the matrix-library path to float32 rounding (bounded
-here at 1e-5; the sums run in another order) on seeded positions of every kind, one at a time and in
-small batches; the kernel runs exactly for batches up to SMALL_BATCH rows. The compiled bear-off test
-gives the numpy one's answer on every position.
+here at 1e-5; the sums run in another order) on seeded positions of every kind, one at a time, in
+small batches and in one batch, and a row gives the same numbers in each; every batch goes through
+the kernels where they run. ExactEndgames on the fused backgammon kernel answers the bear-off rows
+from the databases, as on the numpy path. The compiled bear-off test gives the numpy one's answer
+on every position.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import pytest
 from engine.compiled import use_numba
 from engine.tools.sample import KINDS, random_positions
 from model.net import bearoff, inference
+from model.net.evaluator import ExactEndgames
 from model.net.checkpoint import load_net
 from model.net.config import NetConfig
-from model.net.inference import SMALL_BATCH, NumpyNet
+from model.net.inference import NumpyNet
 from tests.helpers import numpy_then_kernels
 from tests.net.test_encode_numba import scattered
 
@@ -58,12 +61,11 @@ def random_net(game: str, hidden: tuple[int, ...], seed: int) -> NumpyNet:
 
 
 def one_and_small_batches(net, positions):
-    """Each position alone, then in batches of 7 and of SMALL_BATCH: (3, B, K)."""
+    """Each position alone, in batches of 7, of 128 and all in one: (4, B, K)."""
     one = np.concatenate([net.probabilities(positions[i:i + 1]) for i in range(len(positions))])
     sevens = np.concatenate([net.probabilities(positions[i:i + 7]) for i in range(0, len(positions), 7)])
-    full = np.concatenate([net.probabilities(positions[i:i + SMALL_BATCH])
-                           for i in range(0, len(positions), SMALL_BATCH)])
-    return np.stack([one, sevens, full])
+    blocks = np.concatenate([net.probabilities(positions[i:i + 128]) for i in range(0, len(positions), 128)])
+    return np.stack([one, sevens, blocks, net.probabilities(positions)])
 
 
 @pytest.mark.parametrize("name", ["backgammon.safetensors", "backgammon-race.safetensors", "nardi.safetensors"])
@@ -76,6 +78,7 @@ def test_shipped_nets_agree_to_float32_rounding(name):
     assert np.abs(compiled - reference).max() < TOLERANCE
     assert not np.array_equal(compiled, np.zeros_like(compiled))
     assert np.all((compiled >= 0) & (compiled <= 1))
+    assert all(np.array_equal(compiled[0], c) for c in compiled[1:])  # a row's numbers, whatever its batch
 
 
 @pytest.mark.parametrize("game, hidden", [("backgammon", (40,)), ("backgammon", (64, 48, 32)), ("nardi", (30, 20))])
@@ -88,19 +91,39 @@ def test_other_shapes_agree(game, hidden):
     assert np.abs(compiled - reference).max() < TOLERANCE
 
 
-def test_the_kernel_runs_for_small_batches_only(monkeypatch):
-    net = shipped("backgammon.safetensors")
-    positions = positions_of("backgammon", 40, seed=2)
+@pytest.mark.parametrize("name, kernel", [("backgammon.safetensors", "contact_forward"),
+                                          ("nardi.safetensors", "forward")])
+def test_every_batch_goes_through_the_kernels(monkeypatch, name, kernel):
+    net = shipped(name)
+    positions = positions_of(net.config.game, 1100, seed=2)[: inference.CHUNK + 5]
+    assert len(positions) == inference.CHUNK + 5
     calls = []
     previous = use_numba(True)
     try:
         kernels = inference._kernels()
-        monkeypatch.setattr(kernels, "forward", lambda n, x: calls.append(len(x)) or np.zeros((len(x), 5)))
-        assert np.all(net.probabilities(positions[:SMALL_BATCH]) == 0)
-        assert net.probabilities(positions[:SMALL_BATCH + 1]).min() > 0  # the matrix library's
+        real = getattr(kernels, kernel)
+        monkeypatch.setattr(kernels, kernel, lambda n, x, *rest: calls.append(len(x)) or real(n, x, *rest))
+        net.probabilities(positions[:1])
+        net.probabilities(positions)  # in blocks of CHUNK rows
+        use_numba(False)
+        net.probabilities(positions[:50])  # the numpy path
     finally:
         use_numba(previous)
-    assert calls == [min(SMALL_BATCH, len(positions))]
+    assert calls == [1, inference.CHUNK, 5]
+
+
+def test_exact_endgames_on_the_fused_kernel():
+    """The bear-off rows of a batch get the databases' numbers, the rest the net's, as on the numpy path."""
+    net = ExactEndgames(shipped("backgammon.safetensors"))
+    positions = np.concatenate([positions_of("backgammon", 60, seed=21), scattered(400, seed=3)])
+    exact = bearoff.bearoff_mask("backgammon", positions)
+    assert 0 < exact.sum() < len(positions)
+    one = positions[np.flatnonzero(exact)[:1]]
+    reference, compiled = both_paths(lambda p: (net.probabilities(p), net.probabilities(one)), positions)
+    assert np.array_equal(compiled[0][exact], reference[0][exact])
+    assert np.array_equal(compiled[1], reference[1])
+    assert np.abs(compiled[0] - reference[0]).max() < TOLERANCE
+    assert compiled[0][~exact].min() > 0
 
 
 @pytest.mark.parametrize("game", ["backgammon", "nardi"])
@@ -119,3 +142,24 @@ def test_compiled_bearoff_mask_is_the_numpy_one(game):
         use_numba(previous)
     assert compiled.dtype == np.bool_ and np.array_equal(compiled, reference)
     assert 0 < reference.sum() < len(reference)  # both answers occur
+
+
+@pytest.mark.parametrize("exact", [True, False])
+def test_child_probabilities_on_the_fused_kernel(exact):
+    """Children scored in the kernel (flipped there) are the long way's numbers; finished games and
+    bear-offs are left to it and get the same exact values."""
+    from engine.board import OFF, flip
+    from engine.movegen import legal_plays
+    from model.net.evaluator import child_probabilities
+
+    raw = shipped("backgammon.safetensors")
+    net = ExactEndgames(raw) if exact else raw
+    positions, dice = random_positions("backgammon", 150, seed=31, kind="bearoff")
+    start = np.concatenate([positions, positions_of("backgammon", 40, seed=33)])
+    rolls = np.concatenate([dice, random_positions("backgammon", len(start) - len(dice), seed=34)[1]])
+    children, _ = legal_plays("backgammon", start, rolls)
+    finished = children[:, OFF] == 15
+    assert finished.any() and bearoff.bearoff_mask("backgammon", flip("backgammon", children)).any()
+    reference, compiled = both_paths(child_probabilities, net, children)
+    assert np.array_equal(compiled[finished], reference[finished])
+    assert np.abs(compiled - reference).max() < TOLERANCE
