@@ -19,9 +19,9 @@ import pytest
 from engine.compiled import use_numba
 from engine.tools.sample import KINDS, random_positions
 from model.net import bearoff, inference
-from model.net.evaluator import ExactEndgames
 from model.net.checkpoint import load_net
 from model.net.config import NetConfig
+from model.net.evaluator import ExactEndgames
 from model.net.inference import NumpyNet
 from tests.helpers import numpy_then_kernels
 from tests.net.test_encode_numba import scattered
