@@ -19,15 +19,19 @@ through ExactEndgames, 2.7 to 3.2 us in batches (the matrix library: 14 and 3.8 
 Nothing imports this module but the lazy loaders of inference.py (the forward pass: only in a
 process on numba from its first call, since it is not bit for bit; engine/compiled.py) and of
 bearoff.py (the bear-off test, bit for bit). Kernels are compiled on first use and kept in numba's
-disk cache (``cache=True``); numba's cache does not see changes to encode_numba.py's functions called
-here (it keys on this file), so after editing those, touch this file too.
+disk cache (``cache=True``), which keys on this file alone: the fused kernel also on the digest of
+encode_numba.py, whose functions it calls, and on the tables it holds (``_contact_forward_kernel``).
 """
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 from numba import njit
 
+from model.net import encode_numba
 from model.net.contact_inputs import KERNEL_TABLES
 from model.net.encode_numba import _both_features, _sides, _units  # one definition of the inputs
 
@@ -130,52 +134,69 @@ def forward_kernel(x, weights, biases, head_t, head_b, backgammon, out):
         _forward_row(x[r], weights, biases, head_t, head_b, backgammon, out[r], a, h, index)
 
 
-@njit(cache=True)
-def contact_forward_kernel(positions, tables, weights, biases, head_t, head_b, children, skip_bearoff, out, left):
-    """The backgammon feature-version-3 inputs of positions (B, 28) int8 (model/net/encode_numba.py's
-    ``contact_kernel`` with the race columns) and the forward pass above, a row at a time, into ``out``
-    (B, 5). ``children``: each row is a position just played, scored for the side that played it as
-    evaluator.py's ``child_probabilities`` does (the row seen by the side on roll, its probabilities
-    flipped back), and finished games are left to the caller. ``skip_bearoff``: so are the positions
-    (seen by the side on roll) that model/net/bearoff.py's ``bearoff_mask`` holds. Rows left are zeros
-    in ``out`` and marked in ``left`` (B,) bool; returns how many there are."""
-    widest = positions.shape[1]
-    for w in weights:
-        widest = max(widest, w.shape[1])
-    x = np.empty(2 * 125 + 3, dtype=np.float32)
-    a = np.empty(max(widest, x.shape[0]), dtype=np.float32)
-    h = np.empty(a.shape[0], dtype=np.float32)
-    index = np.empty(a.shape[0], dtype=np.int64)
-    own = np.empty(25, dtype=np.int64)
-    opp = np.empty(25, dtype=np.int64)
-    q = np.empty(28, dtype=np.int8)
-    o = np.empty(5, dtype=np.float64)
-    units = tables[0]
-    count = 0
-    for b in range(positions.shape[0]):
-        p = positions[b]
-        if children:  # engine/board.py's flip: our point i is the opponent's 23 - i
-            for i in range(24):
-                q[i] = -p[23 - i]
-            q[24], q[25], q[26], q[27] = p[25], p[24], p[27], p[26]
-        else:
-            q[:] = p
-        left[b] = (children and p[26] == 15) or (skip_bearoff and _bearoff_row(q, True))
-        if left[b]:
-            out[b, :] = 0.0
-            count += 1
-            continue
-        _sides(q, own, opp)
-        _units(own, x, 0, units, 25)
-        _units(opp, x, 125, units, 25)
-        _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
-        _forward_row(x, weights, biases, head_t, head_b, True, o, a, h, index)
-        row = out[b]
-        if children:  # model/net/equity.py's flip_probs
-            row[0], row[1], row[2], row[3], row[4] = 1.0 - o[0], o[3], o[4], o[1], o[2]
-        else:
-            row[:] = o
-    return count
+def _contact_forward_kernel(tables, source):
+    """``contact_forward_kernel`` with the inputs' ``tables`` (contact_inputs.py's KERNEL_TABLES) compiled in
+    as constants, so that a call does not hand over and type-check eleven arrays (0.8 of one position's
+    7 us). They and ``source`` (a digest of encode_numba.py, whose functions the kernel calls) are the
+    closure's cells, which numba's disk cache keys on: a change to either compiles the kernel anew,
+    where the cache would otherwise only see a change to this file."""
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10 = tables
+
+    @njit(cache=True)
+    def contact_forward_kernel(positions, weights, biases, head_t, head_b, children, skip_bearoff, out, left):
+        """The backgammon feature-version-3 inputs of positions (B, 28) int8 (model/net/encode_numba.py's
+        ``contact_kernel`` with the race columns) and the forward pass above, a row at a time, into ``out``
+        (B, 5). ``children``: each row is a position just played, scored for the side that played it as
+        evaluator.py's ``child_probabilities`` does (the row seen by the side on roll, its probabilities
+        flipped back), and finished games are left to the caller. ``skip_bearoff``: so are the positions
+        (seen by the side on roll) that model/net/bearoff.py's ``bearoff_mask`` holds. Rows left are zeros
+        in ``out`` and marked in ``left`` (B,) bool; returns how many there are."""
+        widest = positions.shape[1]
+        for w in weights:
+            widest = max(widest, w.shape[1])
+        x = np.empty(2 * 125 + 3, dtype=np.float32)
+        a = np.empty(max(widest, x.shape[0]), dtype=np.float32)
+        h = np.empty(a.shape[0], dtype=np.float32)
+        index = np.empty(a.shape[0], dtype=np.int64)
+        own = np.empty(25, dtype=np.int64)
+        opp = np.empty(25, dtype=np.int64)
+        q = np.empty(28, dtype=np.int8)
+        o = np.empty(5, dtype=np.float64)
+        if not source:  # never true: ``source`` is read so that numba's cache is keyed on it
+            return -1
+        tables = (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10)
+        units = t0
+        count = 0
+        for b in range(positions.shape[0]):
+            p = positions[b]
+            if children:  # engine/board.py's flip: our point i is the opponent's 23 - i
+                for i in range(24):
+                    q[i] = -p[23 - i]
+                q[24], q[25], q[26], q[27] = p[25], p[24], p[27], p[26]
+            else:
+                q[:] = p
+            left[b] = (children and p[26] == 15) or (skip_bearoff and _bearoff_row(q, True))
+            if left[b]:
+                out[b, :] = 0.0
+                count += 1
+                continue
+            _sides(q, own, opp)
+            _units(own, x, 0, units, 25)
+            _units(opp, x, 125, units, 25)
+            _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
+            _forward_row(x, weights, biases, head_t, head_b, True, o, a, h, index)
+            row = out[b]
+            if children:  # model/net/equity.py's flip_probs
+                row[0], row[1], row[2], row[3], row[4] = 1.0 - o[0], o[3], o[4], o[1], o[2]
+            else:
+                row[:] = o
+        return count
+
+    return contact_forward_kernel
+
+
+contact_forward_kernel = _contact_forward_kernel(
+    KERNEL_TABLES, hashlib.sha256(Path(encode_numba.__file__).read_bytes()).hexdigest())
 
 
 @njit(cache=True)
@@ -222,7 +243,7 @@ def contact_forward(net, positions: np.ndarray, children: bool, skip_bearoff: bo
     (``contact_forward_kernel``, whose docstring says which rows are left)."""
     out = np.empty((len(positions), 5))
     left = np.empty(len(positions), dtype=np.bool_)
-    count = contact_forward_kernel(np.ascontiguousarray(positions, dtype=np.int8), KERNEL_TABLES,
+    count = contact_forward_kernel(np.ascontiguousarray(positions, dtype=np.int8),
                                    net.kernel_weights[0], net.kernel_weights[1], net.head_t, net.head[1],
                                    children, skip_bearoff, out, left)
     return out, left, count
