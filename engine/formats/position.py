@@ -144,10 +144,10 @@ POSITION_ID_CHARS = 14
 def _id_sides(position: np.ndarray) -> list[list[int]]:
     """The two sides of a Position ID, 25 counts each in the side's own numbering (points 1..24, bar):
     the side not on roll first, then the side on roll."""
-    pos = np.asarray(position).astype(int)
-    board = pos[:24]
-    opponent = [max(-int(board[24 - p]), 0) for p in range(1, 25)] + [int(pos[OPP_BAR])]
-    mover = [max(int(v), 0) for v in board] + [int(pos[BAR])]
+    slots = np.asarray(position).astype(np.int64).tolist()  # Python ints: no array per point
+    board = slots[:24]
+    opponent = [-v if v < 0 else 0 for v in reversed(board)] + [slots[OPP_BAR]]  # their point p: our 25 - p
+    mover = [v if v > 0 else 0 for v in board] + [slots[BAR]]
     return [opponent, mover]
 
 

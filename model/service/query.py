@@ -143,11 +143,21 @@ def money_rules(game: str, match_length: int, cube: bool, jacoby: bool | None = 
             "beavers": (MONEY_BEAVERS and money) if beavers is None else beavers}
 
 
+_MONEY_VIEWS: dict = {}
+"""``met`` -> the view of a position without an ID: the same (frozen) CubeState for every position."""
+
+
 def cube_view_of(pos: np.ndarray, info: MatchInfo | None, met: str | None):
     """The model.cube CubeState of the side on roll: the ID's cube and match state; without one, money
-    with a centred cube and the unstated money options (``MONEY_JACOBY``, ``MONEY_BEAVERS``)."""
+    with a centred cube and the unstated money options (``MONEY_JACOBY``, ``MONEY_BEAVERS``), made
+    once (``pos``, which a query has validated, does not enter it)."""
+    if info is None and met in _MONEY_VIEWS:
+        return _MONEY_VIEWS[met]
     state = (info or MatchInfo(jacoby=MONEY_JACOBY, beavers=MONEY_BEAVERS)).resume(pos)
-    return cube_view(state, state.mover, met=met)
+    view = cube_view(state, state.mover, met=met)
+    if info is None:
+        _MONEY_VIEWS[met] = view
+    return view
 
 
 def cube_json(view) -> dict:
