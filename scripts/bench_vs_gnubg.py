@@ -152,14 +152,17 @@ def net_flops(net) -> int:
     return sum(2 * w.shape[0] * w.shape[1] for w, _ in net.layers + [net.head])
 
 
-def sparse_flops(net, features: np.ndarray) -> float:
-    """FLOPs a row of the compiled kernel does on ``features`` (model/net/forward_numba.py): each layer
-    only the weight rows of its non-zero inputs (the inputs, then the hidden units after the ReLU)."""
-    x, total = features.astype(np.float32), 0.0
+def sparse_work(net, features: np.ndarray) -> tuple[float, float]:
+    """(FLOPs, bytes of weights) a row of the compiled kernel takes on ``features``
+    (model/net/forward_numba.py): each layer only the weight rows of its non-zero inputs (the inputs,
+    then the hidden units after the ReLU)."""
+    x, flops, rows = features.astype(np.float32), 0.0, 0.0
     for w, b in net.layers + [net.head]:
-        total += 2 * np.count_nonzero(x, axis=1).mean() * w.shape[1]
+        active = np.count_nonzero(x, axis=1).mean()
+        flops += 2 * active * w.shape[1]
+        rows += active * w.shape[1] * w.itemsize
         x = np.maximum(x @ w + b, 0.0)
-    return total
+    return flops, rows
 
 
 def matrix_seconds(net, features: np.ndarray, repeat: int) -> tuple[float, str]:
@@ -431,15 +434,15 @@ def main(argv: list[str]) -> int:
         print(f"| {work.format(**sizes)} | {cores} | {fmt(ours, unit)} {unit}{extra} | "
               f"{fmt(theirs, unit)}{f' {unit}' if theirs is not None else ''} | {'-' if ratio is None else f'{ratio:.2f}'} |")
     print("\nratio: ours / gnubg's rate (for times: gnubg's time / ours), so above 1 is faster than gnubg.")
-    sparse = sparse_flops(bench.net, _encoded(bench))
+    sparse, weight_bytes = sparse_work(bench.net, _encoded(bench))
     print(f"physical limit: the shipped net {bench.flops:,} FLOPs per evaluation as dense products, gnubg's contact net "
           f"{GNUBG_FLOPS:,} ({bench.flops / GNUBG_FLOPS:.1f}x); float32 matrix products here {sgemm / 1e9:.1f} GFLOP/s "
           f"on one core, so at most {sgemm / bench.flops / 1e3:,.0f}k dense evaluations/s of ours, "
           f"{sgemm / GNUBG_FLOPS / 1e3:,.0f}k of gnubg's")
     if compiled.numba_from_start():
         print(f"  the compiled kernel skips zero inputs and inactive units: {sparse:,.0f} FLOPs a row on these "
-              f"positions ({sparse / bench.flops:.0%} of the dense products), at most {sgemm / sparse / 1e3:,.0f}k "
-              f"evaluations/s at that rate")
+              f"positions ({sparse / bench.flops:.0%} of the dense products), reading {weight_bytes / 1024:.0f} KB of "
+              f"weight rows scattered through the cache (what bounds it, with the inputs)")
     for key in ("eval_one", "eval_batch"):
         row = table[key]
         share = f"ours {row['ours'] * bench.flops / sgemm:.1%}"
@@ -454,7 +457,8 @@ def main(argv: list[str]) -> int:
         Path(args.json).write_text(json.dumps({"command": command, "load_average": loads, "rounds": args.rounds,
                                                "rows": table, "runs": runs, "sgemm_flops": sgemm,
                                                "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS,
-                                                         "ours_sparse": sparse}, "kernels": args.kernels,
+                                                         "ours_sparse": sparse,
+                                                         "ours_sparse_weight_bytes": weight_bytes}, "kernels": args.kernels,
                                                "matrix_seconds_one": matrix[0], "layers": matrix[1]}, indent=1) + "\n")
     return 0
 
