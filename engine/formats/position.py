@@ -147,7 +147,7 @@ def _id_sides(position: np.ndarray) -> list[list[int]]:
     slots = np.asarray(position).astype(np.int64).tolist()  # Python ints: no array per point
     board = slots[:24]
     opponent = [-v if v < 0 else 0 for v in reversed(board)] + [slots[OPP_BAR]]  # their point p: our 25 - p
-    mover = [v if v > 0 else 0 for v in board] + [slots[BAR]]
+    mover = [max(0, v) for v in board] + [slots[BAR]]
     return [opponent, mover]
 
 
