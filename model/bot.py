@@ -39,7 +39,6 @@ class Bot:
         self.game = game
         self.name = name
         self.net = net  # the OutcomeNet for trained players, None for baselines
-        self._money_view = None  # the cube view of a position without an ID: the same for every one
 
     @classmethod
     def load(cls, path: str | None = None, game: str = "backgammon", device: str = "cpu",
@@ -88,14 +87,7 @@ class Bot:
         pos = np.stack([p for p, _ in read]) if read else np.zeros((0, 28), np.int8)
         if self.game != "backgammon":
             return pos, [None] * len(pos)
-        views = []
-        for p, info in read:
-            if info is None:  # the same money view for every position without an ID, made once a bot
-                self._money_view = self._money_view or cube_view_of(p, None, None)
-                views.append(self._money_view)
-            else:
-                views.append(cube_view_of(p, info, None))
-        return pos, views
+        return pos, [cube_view_of(p, info, None) for p, info in read]  # without an ID: one money view, kept
 
     def rank_batch(self, positions, dice, first_turn=None) -> list[list[dict]]:
         """For each position, every distinct legal play, best first (see ``rank``)."""
