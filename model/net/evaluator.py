@@ -57,12 +57,12 @@ def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
 
     One network call for the whole batch: the children are flipped so the opponent is on roll,
     scored, and the probabilities flipped back. Finished games get their exact outcome. Where the
-    net's compiled kernel runs (model/net/inference.py's ``scored_by_kernel``) it does the flips in
-    the same call, and only the rows it leaves (finished games, bear-offs) go the long way.
+    net's compiled kernel runs (``scored_by_kernel``: model/net/inference.py's, ExactEndgames') it
+    does the flips in the same call, and only the rows it leaves (finished games, bear-offs) go the
+    long way.
     """
-    exact = isinstance(net, ExactEndgames)
-    kernel = getattr(net.net if exact else net, "scored_by_kernel", None)
-    got = kernel(children, children=True, skip_bearoff=exact) if kernel is not None else None
+    kernel = getattr(net, "scored_by_kernel", None)
+    got = kernel(children, children=True) if kernel is not None else None
     if got is None:
         return _child_probabilities(net, children, device)
     probs, left = got
@@ -108,8 +108,7 @@ class ExactEndgames:
         game = self.config.game
         if len(positions) == 0:
             return np.zeros((0, self.config.outputs))
-        kernel = getattr(self.net, "scored_by_kernel", None)
-        got = kernel(positions, skip_bearoff=True) if kernel is not None else None
+        got = self.scored_by_kernel(positions)
         if got is not None:  # the net's kernel told the bear-offs apart and scored the rest
             out, exact = got
             if exact is None:
@@ -129,6 +128,12 @@ class ExactEndgames:
                 out[small] = 0.0  # at most 6 checkers a side left: at least 9 off, no gammons
                 out[small, WIN] = two_sided_win(positions[small])
         return out
+
+    def scored_by_kernel(self, positions: np.ndarray, children: bool = False):
+        """The net's ``scored_by_kernel`` (None where it has none or it does not run) with the bear-off
+        rows left to the caller, who answers them through ``probabilities``, from the databases."""
+        kernel = getattr(self.net, "scored_by_kernel", None)
+        return kernel(positions, children=children, skip_bearoff=True) if kernel is not None else None
 
     def __repr__(self) -> str:
         return f"ExactEndgames({self.net!r})"
