@@ -27,11 +27,13 @@ predicate that refuses a step, or how the play falls short of the legal ones.
 from __future__ import annotations
 
 import re
+import time
 from itertools import combinations, pairwise, permutations
 
 import numpy as np
 
 from engine.board import BAR, HEAD, OFF, OPP_BAR, check_game, validate
+from engine.compiled import Kernels, charge_numpy
 from engine.errors import FormatError, IllegalPlayError
 from engine.movegen import legal_plays
 from engine.rules import (
@@ -100,8 +102,28 @@ def format_step_lists(game: str, before, step_lists) -> list[str]:
 def format_generated_many(game: str, before, taken) -> list[str]:
     """Notation of children of one position ``before`` from the steps ``legal_plays(...,
     with_steps=True)`` gave them (``taken`` (N, steps, 2): rows of (source, die), (0, 0) past the last):
-    what ``format_plays`` writes for those children, without calling the generator again."""
-    return format_step_lists(game, before, generated_steps(taken))
+    what ``format_plays`` writes for those children, without calling the generator again. With numba
+    (engine/compiled.py), engine/notation_numba.py's kernel writes the same text for all of them."""
+    kernel = _kernel()
+    if kernel is None or len(taken) == 0:
+        start = time.perf_counter()
+        out = format_step_lists(game, before, generated_steps(taken))
+        charge_numpy(time.perf_counter() - start)
+        return out
+    text, ends = kernel(np.ascontiguousarray(before, dtype=np.int8), np.ascontiguousarray(taken, dtype=np.int8),
+                        game == "backgammon")
+    text = text.tobytes().decode("ascii")
+    starts = [0, *ends[:-1].tolist()]
+    return [text[a:b] for a, b in zip(starts, ends.tolist())]
+
+
+def _import_kernel():
+    from engine.notation_numba import notation_kernel
+
+    return notation_kernel
+
+
+_kernel = Kernels(_import_kernel)
 
 
 # ----------------------------------------------------------------------------------------------

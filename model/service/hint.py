@@ -29,7 +29,7 @@ from engine.formats.position import (
 )
 from engine.groups import group_starts
 from engine.movegen import legal_plays
-from engine.notation import format_step_lists, generated_steps
+from engine.notation import format_generated_many, generated_steps
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
@@ -81,9 +81,15 @@ class Ranking:
     value: np.ndarray
     probs: np.ndarray | None
     depth: np.ndarray
-    steps: list | None = None
-    """Each play's single steps (source, destination), one per die, as the generator took them (25 the
-    bar, 0 off; engine/notation.py's ``generated_steps``)."""
+    taken: np.ndarray | None = None
+    """Each play's steps as the generator gave them ((N, 4, 2) rows of (source, die), (0, 0) past the
+    last: ``legal_plays(..., with_steps=True)``)."""
+
+    @property
+    def steps(self) -> list:
+        """Each play's single steps (source, destination), one per die, as the generator took them (25
+        the bar, 0 off; engine/notation.py's ``generated_steps``), written out when asked for."""
+        return generated_steps(self.taken)
 
 
 def ranking_views(game: str, views, settings: HintSettings) -> list:
@@ -134,10 +140,10 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
             block = block[np.argsort(key[block], kind="stable")]
         if best_only:
             block = block[:1]
-        singles = generated_steps(steps[block])
-        moves = format_step_lists(game, positions[i], singles)
+        taken = steps[block]
+        moves = format_generated_many(game, positions[i], taken)
         out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
-                           depth[block], singles))
+                           depth[block], taken))
     return out
 
 
@@ -197,6 +203,7 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
                np.round(child_probs, 6).tolist(), np.round(cubeless, 6).tolist(), np.round(util, 6).tolist(),
                np.round(np.maximum(best - util, 0.0), 6).tolist())
     plays = []
+    singles = ranking.steps if steps else None
     for i, (move, child, depth, p, cubeless_i, util_i, behind) in enumerate(rows):
         plays.append({
             "rank": i + 1, "move": move, "position": child,
@@ -207,7 +214,7 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
             "loss": behind,
         })
         if steps:
-            plays[-1]["steps"] = [list(step) for step in ranking.steps[i]]
+            plays[-1]["steps"] = [list(step) for step in singles[i]]
     out["plays"] = plays
     return out
 
