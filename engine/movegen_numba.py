@@ -9,7 +9,10 @@ non-double's high-then-low sequences, then its low-then-high ones, then the one-
 double's deepest level, each level expanding its positions in order and each position's sources
 from the lowest up), the same greatest step trail among duplicates, and the pass. The single-die
 rules are those of engine/rules.py (``single_die_moves``, ``six_in_a_row_violations``), restated
-here for one position. tests/engine/test_movegen_numba.py compares the two on thousands of positions
+here for one position. What a move changes is carried along rather than found again: a position's
+hash (linear in its slots, so a move changes it by two or three keys) and its highest point (which
+only a move of its last checker lowers); each position's children are written straight into the
+output. tests/engine/test_movegen_numba.py compares the two on thousands of positions
 of both games, every roll.
 
 Only ``legal_plays`` imports this module, when engine/compiled.py's ``numba_due`` says so; the
@@ -29,24 +32,34 @@ _NON_DOUBLE_CAPACITY = 2 * 25 * 25  # both orders of two dice
 
 
 @njit(cache=True)
-def _sources(p, die, head_left, nardi, top, excluded, out):
+def _highest(p, below):
+    """rules.highest_point of ``p`` among the slots under ``below``: the highest slot holding a mover
+    checker, plus one (25: the bar), 0 for none."""
+    for s in range(below - 1, -1, -1):
+        if p[s] > 0:
+            return s + 1
+    return 0
+
+
+@njit(cache=True)
+def _highest_after(kid, s, highest):
+    """``_highest(kid, 25)`` of ``kid``, a position whose highest point was ``highest`` before a checker
+    left slot ``s`` for a lower one: the same unless it was the last checker on the highest point."""
+    if s + 1 < highest or kid[s] > 0:
+        return highest
+    return _highest(kid, s)
+
+
+@njit(cache=True)
+def _sources(p, die, head_left, nardi, top, excluded, out, highest):
     """engine/rules.py ``single_die_moves`` for one position ``p`` (28,) and die: write the source slots
     (at most ``top``, not ``excluded``) from which a checker may legally move into ``out``, lowest
-    first; return how many."""
-    home = True  # all_home: no mover checker on points 7..24 or the bar
-    for s in range(6, 25):
-        if p[s] > 0:
-            home = False
-            break
-    highest = 0  # highest_point
-    for s in range(24, -1, -1):
-        if p[s] > 0:
-            highest = s + 1
-            break
+    first; return how many. ``highest``: ``_highest(p, 25)``."""
+    home = highest <= 6  # all_home: no mover checker on points 7..24 or the bar
     bar_first = not nardi and p[BAR] > 0
     lowest_open = 0 if nardi else -1  # open_landing
     n = 0
-    for s in range(top + 1):
+    for s in range(min(top + 1, highest)):  # no mover checker above the highest point
         if p[s] <= 0 or excluded[s] or (bar_first and s < 24) or (nardi and s == HEAD and head_left <= 0):
             continue
         dest = s + 1 - die
@@ -80,18 +93,34 @@ def _clear(trail):
         trail[k, 0] = trail[k, 1] = 0
 
 
+_KEYS = np.random.default_rng(28).integers(1, 2**62, size=NUM_SLOTS, dtype=np.int64)
+"""The hash of a position is sum(_KEYS[k] * p[k]) (wrapping int64): linear, so a move changes it by
+the keys of the two or three slots it changes; bits 40..55 pick a table slot."""
+
+
 @njit(cache=True)
-def _apply(p, s, die, nardi, child):
-    """movegen._step for one move: ``child`` = ``p`` with a checker moved ``die`` from slot ``s``."""
+def _hash(row):
+    h = np.int64(0)
+    for k in range(NUM_SLOTS):
+        h += _KEYS[k] * np.int64(row[k])
+    return h
+
+
+@njit(cache=True)
+def _apply(p, s, die, nardi, child, h):
+    """movegen._step for one move: ``child`` = ``p`` with a checker moved ``die`` from slot ``s``;
+    returns the hash of ``child`` from ``h``, the hash of ``p``."""
     _copy(child, p)
     child[s] -= 1
+    h -= _KEYS[s]
     dest = s + 1 - die
     at = dest - 1 if dest >= 1 else OFF
     if not nardi and child[at] == -1:  # a hit: the opponent's blot goes to its bar
         child[at] = 1
         child[OPP_BAR] += 1
-    else:
-        child[at] += 1
+        return h + 2 * _KEYS[at] + _KEYS[OPP_BAR]
+    child[at] += 1
+    return h + _KEYS[at]
 
 
 @njit(cache=True)
@@ -126,48 +155,44 @@ def _greater(a, b):
 
 
 @njit(cache=True)
-def _hash(row):
-    h = np.uint64(14695981039346656037)
-    for v in row:
-        h = (h ^ np.uint64(v & 0xFF)) * np.uint64(1099511628211)
-    return h
-
-
-@njit(cache=True)
-def _distinct(cands, trails, ok, m, table, kids, kid_steps):
-    """movegen._dedupe for one position: write the distinct candidates among ``cands[:m]`` where
-    ``ok`` into ``kids`` (the first occurrence of each, in order) and ``kid_steps`` (the greatest
-    trail among its duplicates); return how many. An open-addressing table of row indices, each
-    hash match compared in full."""
+def _distinct(cands, hashes, trails, ok, m, table, kids, kid_steps):
+    """movegen._dedupe for one position: write the distinct candidates among ``cands[:m]`` (their
+    hashes ``hashes``) where ``ok`` into ``kids`` (the first occurrence of each, in order) and
+    ``kid_steps`` (the greatest trail among its duplicates); return how many. An open-addressing
+    table of row indices, each hash match compared in full."""
     size = 16
     while size < 2 * m:
         size *= 2
-    mask = np.uint64(size - 1)
+    mask = size - 1
     for k in range(size):
         table[k] = -1
     n = 0
     for i in range(m):
         if not ok[i]:
             continue
-        slot = _hash(cands[i]) & mask
+        h = hashes[i]
+        slot = (h >> 40) & mask
         while True:
             j = table[slot]
             if j < 0:
-                table[slot] = n
+                table[slot] = i
                 _copy(kids[n], cands[i])
                 _copy_trail(kid_steps[n], trails[i])
+                table[size + slot] = n
                 n += 1
                 break
-            same = True
-            for k in range(NUM_SLOTS):
-                if kids[j, k] != cands[i, k]:
-                    same = False
-                    break
+            same = hashes[j] == h
             if same:
-                if _greater(trails[i], kid_steps[j]):
-                    _copy_trail(kid_steps[j], trails[i])
+                for k in range(NUM_SLOTS):
+                    if cands[j, k] != cands[i, k]:
+                        same = False
+                        break
+            if same:
+                at = table[size + slot]
+                if _greater(trails[i], kid_steps[at]):
+                    _copy_trail(kid_steps[at], trails[i])
                 break
-            slot = (slot + np.uint64(1)) & mask
+            slot = (slot + 1) & mask
     return n
 
 
@@ -175,26 +200,29 @@ def _distinct(cands, trails, ok, m, table, kids, kid_steps):
 def _non_double(p, high, low, limit, nardi, work, kids, kid_steps):
     """movegen._non_doubles for one position: its children into ``kids``, ``kid_steps``; how many
     (0: no legal play)."""
-    (one, one_trails, one_high, cands, trails, ok, src, src2, excluded, none, table) = work
+    (one, one_trails, one_high, cands, trails, ok, src, src2, excluded, none, table, one_hash, hashes) = work
     heads = p[HEAD]
+    h0 = _hash(p)
+    top0 = _highest(p, 25)
     m = 0  # two-dice candidates: high then low, then low then high where the high move is new
     ones = 0  # one-die children: the high die's, then the low die's
     for k in range(25):
         excluded[k] = False
     for order in range(2):
         first, second = (high, low) if order == 0 else (low, high)
-        k = _sources(p, first, limit, nardi, 24, none, src)
+        k = _sources(p, first, limit, nardi, 24, none, src, top0)
         for a in range(k):
             s = src[a]
-            _apply(p, s, first, nardi, one[ones])
+            h1 = _apply(p, s, first, nardi, one[ones], h0)
+            one_hash[ones] = h1
             _clear(one_trails[ones])
             one_trails[ones, 0, 0], one_trails[ones, 0, 1] = s + 1, first
             one_high[ones] = order == 0
             kid = one[ones]
             left = limit - (heads - kid[HEAD])
-            k2 = _sources(kid, second, left, nardi, 24, excluded, src2)
+            k2 = _sources(kid, second, left, nardi, 24, excluded, src2, _highest_after(kid, s, top0))
             for b in range(k2):
-                _apply(kid, src2[b], second, nardi, cands[m])
+                hashes[m] = _apply(kid, src2[b], second, nardi, cands[m], h1)
                 _copy_trail(trails[m], one_trails[ones])
                 trails[m, 1, 0], trails[m, 1, 1] = src2[b] + 1, second
                 ok[m] = _final_ok(cands[m], nardi)
@@ -203,7 +231,7 @@ def _non_double(p, high, low, limit, nardi, work, kids, kid_steps):
         if order == 0:
             for a in range(k):
                 excluded[src[a]] = True  # high_at_start: low then high skips these sources
-    found = _distinct(cands, trails, ok, m, table, kids, kid_steps)
+    found = _distinct(cands, hashes, trails, ok, m, table, kids, kid_steps)
     if found:
         return found
     any_high = False  # one die: the higher one where it can be played
@@ -212,20 +240,23 @@ def _non_double(p, high, low, limit, nardi, work, kids, kid_steps):
         any_high |= ok[i] and one_high[i]
     for i in range(ones):
         ok[i] &= one_high[i] or not any_high
-    return _distinct(one, one_trails, ok, ones, table, kids, kid_steps)
+    return _distinct(one, one_hash, one_trails, ok, ones, table, kids, kid_steps)
 
 
 _LEVEL_START = np.cumsum(np.array((0,) + _LEVEL_CAPACITY))  # rows of each level in the level arrays
 
 
 @njit(cache=True)
-def _double(p, die, limit, nardi, levels, work, kids, kid_steps):
-    """movegen._doubles for one position: its children into ``kids``, ``kid_steps``; how many (0: no
-    legal play). ``levels`` holds the positions after 0..4 moves, level d from row _LEVEL_START[d]."""
-    (_, _, _, _, _, ok, src, _, _, none, table) = work
-    level_kids, level_tops, level_trails = levels
+def _double(p, die, limit, nardi, levels, work):
+    """movegen._doubles for one position up to its distinct children: the levels of its moves into
+    ``levels`` (the positions after 0..4 moves, level d from row _LEVEL_START[d]); returns the deepest
+    level's first row and size (0: no legal play), for ``_double_children``."""
+    (_, _, _, _, _, _, src, _, _, none, _, _, _) = work
+    level_kids, level_tops, level_trails, level_hashes, level_highest = levels
     heads = p[HEAD]
     _copy(level_kids[0], p)
+    level_hashes[0] = _hash(p)
+    level_highest[0] = _highest(p, 25)
     level_tops[0] = 24
     _clear(level_trails[0])
     size = 1
@@ -236,9 +267,10 @@ def _double(p, die, limit, nardi, levels, work, kids, kid_steps):
         for i in range(at, at + size):
             kid = level_kids[i]
             left = limit - (heads - kid[HEAD])
-            k = _sources(kid, die, left, nardi, level_tops[i], none, src)
+            k = _sources(kid, die, left, nardi, level_tops[i], none, src, level_highest[i])
             for a in range(k):
-                _apply(kid, src[a], die, nardi, level_kids[to + m])
+                level_hashes[to + m] = _apply(kid, src[a], die, nardi, level_kids[to + m], level_hashes[i])
+                level_highest[to + m] = _highest_after(level_kids[to + m], src[a], level_highest[i])
                 level_tops[to + m] = src[a]
                 _copy_trail(level_trails[to + m], level_trails[i])
                 level_trails[to + m, depth - 1, 0], level_trails[to + m, depth - 1, 1] = src[a] + 1, die
@@ -250,13 +282,19 @@ def _double(p, die, limit, nardi, levels, work, kids, kid_steps):
                 best, best_size = depth, m
                 break
         size = m
-    if best == 0:
-        return 0
-    at = _LEVEL_START[best]
-    finals, final_trails = level_kids[at : at + best_size], level_trails[at : at + best_size]
-    for i in range(best_size):
+    return _LEVEL_START[best], best_size
+
+
+@njit(cache=True)
+def _double_children(at, size, nardi, levels, work, kids, kid_steps):
+    """The distinct children of a double's deepest level (``_double``'s rows) into ``kids``,
+    ``kid_steps``; how many."""
+    ok, table = work[5], work[10]
+    level_kids, _, level_trails, level_hashes, _ = levels
+    finals, final_trails = level_kids[at : at + size], level_trails[at : at + size]
+    for i in range(size):
         ok[i] = _final_ok(finals[i], nardi)
-    return _distinct(finals, final_trails, ok, best_size, table, kids, kid_steps)
+    return _distinct(finals, level_hashes[at : at + size], final_trails, ok, size, table, kids, kid_steps)
 
 
 @njit(cache=True)
@@ -278,36 +316,49 @@ def legal_plays_kernel(positions, dice, limits, nardi):
     dice (B, 2) int64 and the head limits (B,) of engine/rules.py ``head_limits``: (children (N, 28)
     int8, parent (N,) int64, steps (N, 4, 2) int8)."""
     b = positions.shape[0]
-    children = np.empty((max(16, 32 * b), NUM_SLOTS), dtype=np.int8)
+    children = np.empty((16 * b + _NON_DOUBLE_CAPACITY, NUM_SLOTS), dtype=np.int8)  # room for a non-double
     parents = np.empty(children.shape[0], dtype=np.int64)
     steps = np.empty((children.shape[0], 4, 2), dtype=np.int8)
     n = 0
+    doubles = False  # the levels of a double's moves are only made where the batch has a double
+    for r in range(b):
+        doubles |= dice[r, 0] == dice[r, 1]
+    most = _LEVEL_CAPACITY[4] if doubles else _NON_DOUBLE_CAPACITY  # candidates of one position at most
+    size = 16  # _distinct's table: a power of two at least twice the candidates, and its second half
+    while size < 2 * most:
+        size *= 2
     work = (np.empty((50, NUM_SLOTS), dtype=np.int8), np.empty((50, 4, 2), dtype=np.int8), np.empty(50, dtype=np.bool_),
             np.empty((_NON_DOUBLE_CAPACITY, NUM_SLOTS), dtype=np.int8),
-            np.empty((_NON_DOUBLE_CAPACITY, 4, 2), dtype=np.int8), np.empty(_LEVEL_CAPACITY[4], dtype=np.bool_),
+            np.empty((_NON_DOUBLE_CAPACITY, 4, 2), dtype=np.int8), np.empty(most, dtype=np.bool_),
             np.empty(25, dtype=np.int64), np.empty(25, dtype=np.int64), np.zeros(25, dtype=np.bool_),
-            np.zeros(25, dtype=np.bool_), np.empty(65536, dtype=np.int64))
-    rows = _LEVEL_START[-1]
+            np.zeros(25, dtype=np.bool_), np.empty(2 * size, dtype=np.int64), np.empty(50, dtype=np.int64),
+            np.empty(_NON_DOUBLE_CAPACITY, dtype=np.int64))
+    rows = _LEVEL_START[-1] if doubles else 1
     levels = (np.empty((rows, NUM_SLOTS), dtype=np.int8), np.empty(rows, dtype=np.int64),
-              np.empty((rows, 4, 2), dtype=np.int8))
-    kids = np.empty((_LEVEL_CAPACITY[4], NUM_SLOTS), dtype=np.int8)
-    kid_steps = np.empty((_LEVEL_CAPACITY[4], 4, 2), dtype=np.int8)
-    for r in range(b):
+              np.empty((rows, 4, 2), dtype=np.int8), np.empty(rows, dtype=np.int64), np.empty(rows, dtype=np.int64))
+    for r in range(b):  # each position's children are written straight into the output, room made first
         p = positions[r]
         high, low = max(dice[r, 0], dice[r, 1]), min(dice[r, 0], dice[r, 1])
+        at = size = 0
         if high == low:
-            count = _double(p, high, limits[r], nardi, levels, work, kids, kid_steps)
+            at, size = _double(p, high, limits[r], nardi, levels, work)
+            room = max(size, 1)
         else:
+            room = _NON_DOUBLE_CAPACITY
+        if n + room > children.shape[0]:
+            children, parents, steps = _grown(children, parents, steps, n, max(2 * children.shape[0], n + room))
+        kids, kid_steps = children[n:], steps[n:]
+        if high != low:
             count = _non_double(p, high, low, limits[r], nardi, work, kids, kid_steps)
+        else:
+            count = _double_children(at, size, nardi, levels, work, kids, kid_steps) if size else 0
         if count == 0:  # no legal play: the turn passes
             _copy(kids[0], p)
             _clear(kid_steps[0])
             count = 1
-        if n + count > children.shape[0]:
-            children, parents, steps = _grown(children, parents, steps, n, max(2 * children.shape[0], n + count))
-        for i in range(count):
-            _copy(children[n + i], kids[i])
-            parents[n + i] = r
-            _copy_trail(steps[n + i], kid_steps[i])
+        for i in range(n, n + count):
+            parents[i] = r
         n += count
+    if 2 * n >= children.shape[0]:  # at least half the rows used: views of them, no copy
+        return children[:n], parents[:n], steps[:n]
     return _grown(children, parents, steps, n, n)
