@@ -139,7 +139,11 @@ def validate(game: str, position: np.ndarray) -> None:
     pos = np.asarray(position)
     if pos.shape != (NUM_SLOTS,):
         raise PositionError(f"a position has {NUM_SLOTS} slots, got shape {pos.shape}")
-    slots = pos.astype(np.int64).tolist()  # Python ints: 28 numbers are quicker summed without arrays
+    check_slots(game, pos.astype(np.int64).tolist())  # Python ints: 28 numbers are quicker summed without arrays
+
+
+def check_slots(game: str, slots: list[int]) -> None:
+    """``validate`` of one position given as its 28 slots, a list of Python ints."""
     if slots[BAR] < 0 or slots[OPP_BAR] < 0 or slots[OFF] < 0 or slots[OPP_OFF] < 0:
         raise PositionError("bar and borne-off counts must not be negative")
     board = slots[:24]
@@ -149,9 +153,9 @@ def validate(game: str, position: np.ndarray) -> None:
         raise PositionError(f"the side to move has {mine} checkers, not {CHECKERS}")
     if theirs != CHECKERS:
         raise PositionError(f"the opponent has {theirs} checkers, not {CHECKERS}")
-    if pos[OFF] == CHECKERS and pos[OPP_OFF] == CHECKERS:
+    if slots[OFF] == CHECKERS and slots[OPP_OFF] == CHECKERS:
         raise PositionError("both sides have borne off all their checkers")
-    if game == "nardi" and (pos[BAR] or pos[OPP_BAR]):
+    if game == "nardi" and (slots[BAR] or slots[OPP_BAR]):
         raise PositionError("long nardi has no bar: nothing is ever hit")
     if game == "backgammon":
         # A side that has borne off must have had every checker home at the time; a checker hit

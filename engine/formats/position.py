@@ -30,6 +30,7 @@ from engine.board import (
     OPP_OFF,
     PositionError,
     check_game,
+    check_slots,
     flip,
     validate,
 )
@@ -151,19 +152,29 @@ def _id_sides(position: np.ndarray) -> list[list[int]]:
     return [opponent, mover]
 
 
+_RUNS = tuple("1" * count + "0" for count in range(16))
+"""A slot of ``count`` checkers in a Position ID: a 1-bit per checker, then a 0-bit."""
+
+
 def write_position_id(position: np.ndarray) -> str:
     """gnubg's 14-character Position ID of a backgammon position (28,) in the mover's frame.
 
     "For each slot write one 1-bit per checker, then one 0-bit", the side not on roll first, padded
     to 80 bits and packed least-significant first (docs/FORMATS.md).
     """
-    position = _validated("backgammon", np.asarray(position))
-    value, k = 0, 0
-    for side in _id_sides(position):
-        for count in side:
-            value |= ((1 << count) - 1) << k
-            k += count + 1
-    return pack_bits(value, 10)
+    position = np.asarray(position)
+    if position.shape != (NUM_SLOTS,):
+        _validated("backgammon", position)  # the shape's error
+    slots = position.astype(np.int64).tolist()
+    try:
+        check_slots("backgammon", slots)
+    except PositionError as err:
+        raise FormatError(str(err)) from None
+    board = slots[:24]
+    theirs = [_RUNS[-v] if v < 0 else "0" for v in reversed(board)]  # the side not on roll: their p is our 25 - p
+    ours = [_RUNS[v] if v > 0 else "0" for v in board]
+    bits = "".join((*theirs, _RUNS[slots[OPP_BAR]], *ours, _RUNS[slots[BAR]]))  # the first bit the lowest
+    return pack_bits(int(bits[::-1], 2), 10)
 
 
 def read_position_id(text: str) -> np.ndarray:
