@@ -157,10 +157,11 @@ def sparse_work(net, features: np.ndarray) -> tuple[float, float]:
     (model/net/forward_numba.py): each layer only the weight rows of its non-zero inputs (the inputs,
     then the hidden units after the ReLU)."""
     x, flops, rows = features.astype(np.float32), 0.0, 0.0
-    for w, b in net.layers + [net.head]:
+    stored = [w.itemsize for w in net.kernel_weights[0]] + [net.head[0].itemsize]  # halves: 2 bytes a weight
+    for (w, b), size in zip(net.layers + [net.head], stored):
         active = np.count_nonzero(x, axis=1).mean()
         flops += 2 * active * w.shape[1]
-        rows += active * w.shape[1] * w.itemsize
+        rows += active * w.shape[1] * size
         x = np.maximum(x @ w + b, 0.0)
     return flops, rows
 

@@ -130,6 +130,21 @@ def write_safetensors(path: str | os.PathLike, blob: dict) -> None:
     _write_atomically(Path(path), lambda f: f.write(data))
 
 
+def hidden_weights_as_halves(weights: dict) -> dict:
+    """``weights`` with each hidden layer's weight matrix (``body.K.weight``) rounded to the nearest
+    float16 value and kept as float32 (what a recipe's export with ``half = true`` writes); biases
+    and the head as they were. ValueError where a weight is beyond float16's range."""
+    out = dict(weights)
+    for name, value in weights.items():
+        if name.startswith("body.") and name.endswith(".weight"):
+            with np.errstate(over="ignore"):
+                half = _float32(value).astype(np.float16)
+            if not np.isfinite(half).all():
+                raise ValueError(f"{name} holds a weight beyond float16's range")
+            out[name] = half.astype(np.float32)
+    return out
+
+
 def _float32(value) -> np.ndarray:
     """A weight tensor (torch) or array as a contiguous float32 numpy array."""
     if hasattr(value, "detach"):  # a torch tensor

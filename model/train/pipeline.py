@@ -258,11 +258,13 @@ class Run:
         return (candidate if keep else base), line
 
     def export(self, stage: Stage, log: StageLog) -> tuple[Path, str]:
-        from model.net.checkpoint import read, write_safetensors
+        from model.net.checkpoint import hidden_weights_as_halves, read, write_safetensors
 
         out = Path(stage.settings.out or f"{self.recipe.game}.safetensors")
         out = out if out.is_absolute() else self.folder / out
         blob = read(self.manifest.state, backend="numpy")
+        if stage.settings.half:
+            blob["weights"] = hidden_weights_as_halves(blob["weights"])
         blob["made_by"] = {**(blob.get("made_by") or {}), "recipe": self.provenance(stage)}
         out.parent.mkdir(parents=True, exist_ok=True)
         write_safetensors(out, blob)

@@ -120,9 +120,12 @@ class GateSettings:
 @dataclass(frozen=True)
 class ExportSettings:
     """An export: the run's net as a .safetensors file for play (``out``, relative to the run folder
-    unless absolute; default <game>.safetensors), its provenance the run's manifest."""
+    unless absolute; default <game>.safetensors), its provenance the run's manifest. ``half``: each
+    hidden layer's weights rounded to the nearest float16 value (still stored as float32), which the
+    compiled forward pass then reads as halves, half the bytes (model/net/inference.py)."""
 
     out: str = ""
+    half: bool = False
 
     def problem(self) -> str | None:
         return None if not self.out or self.out.endswith(".safetensors") else "out must end in .safetensors"

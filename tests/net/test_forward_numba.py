@@ -163,3 +163,53 @@ def test_child_probabilities_on_the_fused_kernel(exact):
     reference, compiled = both_paths(child_probabilities, net, children)
     assert np.array_equal(compiled[finished], reference[finished])
     assert np.abs(compiled - reference).max() < TOLERANCE
+
+
+def half_net(net: NumpyNet) -> NumpyNet:
+    """``net`` with its hidden layers' weights rounded to float16 values (a ``half = true`` export)."""
+    from model.net.checkpoint import hidden_weights_as_halves
+
+    weights = {f"body.{2 * i}.weight": w.T for i, (w, _) in enumerate(net.layers)}
+    weights |= {f"body.{2 * i}.bias": b for i, (_, b) in enumerate(net.layers)}
+    weights |= {"head.weight": net.head_t, "head.bias": net.head[1]}
+    return NumpyNet(net.config, hidden_weights_as_halves(weights))
+
+
+def test_the_shipped_backgammon_net_is_read_as_halves():
+    """Its recipe's export rounds the hidden weights to float16 values (recipes/backgammon.toml)."""
+    net = shipped("backgammon.safetensors")
+    assert all(w.dtype == np.uint16 for w in net.kernel_weights[0])
+    assert all(np.array_equal(w.view(np.float16).astype(np.float32), layer) for w, (layer, _) in
+               zip(net.kernel_weights[0], net.layers))
+
+
+@pytest.mark.parametrize("name", ["backgammon.safetensors", "nardi.safetensors", "random"])
+def test_half_weights_read_as_halves_give_the_same_numbers(name):
+    """A net whose hidden weights are all float16 values goes to the kernel as halves (uint16), which
+    it widens exactly: the same numbers, bit for bit, as the same weights read as float32, and the
+    numpy path's to float32 rounding; a row's numbers whatever its batch."""
+    original = random_net("backgammon", (64, 48), seed=7) if name == "random" else shipped(name)
+    net = half_net(original)
+    assert all(w.dtype == np.uint16 for w in net.kernel_weights[0])
+    as_float = NumpyNet.__new__(NumpyNet)
+    as_float.__dict__.update(net.__dict__)
+    as_float.kernel_weights = (tuple(w for w, _ in net.layers), net.kernel_weights[1])
+    assert all(w.dtype == np.float32 for w in as_float.kernel_weights[0])
+    positions = positions_of(net.config.game, 200, seed=17)
+    reference, halves = both_paths(one_and_small_batches, net, positions)
+    _, floats = both_paths(one_and_small_batches, as_float, positions)
+    assert np.array_equal(halves, floats)
+    assert np.abs(halves - reference).max() < TOLERANCE
+    assert all(np.array_equal(halves[0], c) for c in halves[1:])
+
+
+def test_weights_that_are_not_halves_stay_float32():
+    net = random_net("backgammon", (32, 16), seed=2)
+    assert all(w.dtype == np.float32 for w in net.kernel_weights[0])  # not rounded: as they are
+    far = random_net("backgammon", (16,), seed=3)
+    far.layers[0][0][0, 0] = 1e6  # beyond float16's range
+    assert inference._hidden_weights_for_kernel([w for w, _ in far.layers])[0].dtype == np.float32
+    from model.net.checkpoint import hidden_weights_as_halves
+
+    with pytest.raises(ValueError, match="beyond float16's range"):
+        hidden_weights_as_halves({"body.0.weight": far.layers[0][0].T, "head.weight": far.head_t})

@@ -115,6 +115,7 @@ holdout = 0.0
 name = "ship"
 kind = "export"
 out = "tiny.safetensors"
+half = true
 """
 
 
@@ -166,7 +167,14 @@ def test_a_scaled_down_recipe_runs_every_stage_and_gates(tmp_path):
     assert current["net_config"]["hidden"] == [24, 24]
     state = read(run / blob["state"])
     assert all(np.array_equal(current["weights"][k], state["weights"][k].numpy()) for k in current["weights"])
-    shipped = read(run / "tiny.safetensors", backend="numpy")["made_by"]["recipe"]
+    exported = read(run / "tiny.safetensors", backend="numpy")
+    for name, value in exported["weights"].items():  # half = true: the hidden weights rounded to float16 values
+        source = state["weights"][name].numpy()
+        if name.startswith("body.") and name.endswith(".weight"):
+            assert np.array_equal(value, source.astype(np.float16).astype(np.float32)) and value.dtype == np.float32
+        else:
+            assert np.array_equal(value, source)
+    shipped = exported["made_by"]["recipe"]
     assert [s["name"] for s in shipped["stages"]] == names[:-1] and shipped["sha256"] == blob["recipe_sha256"]
     assert shipped["stages"][3]["settings"]["rank_weight"] == 3.0 and "fits" in read(run / blob["state"])["made_by"]
     assert list((run / "tb").glob("events.out.tfevents.*"))  # one TensorBoard run for every stage
