@@ -36,7 +36,7 @@ import numpy as np
 
 from engine.board import BAR, CHECKERS, HEAD, NUM_SLOTS, OFF, OPP_BAR, POINTS, check_game
 from engine.compiled import Kernels, charge_numpy
-from engine.rules import head_limits, heads_left, single_die_moves, six_in_a_row_violations
+from engine.rules import NO_HEAD, head_limits, heads_left, single_die_moves, six_in_a_row_violations
 
 _HASH = np.array(
     [0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93],
@@ -177,11 +177,14 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
     if len(positions) == 0:
         empty = positions.copy(), np.zeros(0, dtype=np.int64)
         return (*empty, np.zeros((0, 4, 2), dtype=np.int8)) if with_steps else empty
-    limits = head_limits(game, positions, dice, first_turn)
-    kernel = _kernel()
-    if kernel is not None:
-        children, parent, steps = kernel(positions, dice, limits, game == "nardi")
-        return (children, parent, steps) if with_steps else (children, parent)
+    if game == "backgammon" and len(positions) <= len(NO_HEAD):  # limits that never limit: a view, no copy
+        limits = NO_HEAD[: len(positions)]
+    else:
+        limits = head_limits(game, positions, dice, first_turn)
+    kernels = _kernel()
+    if kernels is not None:
+        with_trails, without = kernels
+        return (with_trails if with_steps else without)(positions, dice, limits, game == "nardi")
     start = time.perf_counter()
     is_double = dice[:, 0] == dice[:, 1]
     kids, par, trails = [], [], []
@@ -206,9 +209,9 @@ def _import_kernel():
     """engine/movegen_numba.py's generator (the same children in the same order), imported the first
     time engine/compiled.py's ``numba_due`` says so (never when this module is); until then, or
     without numba, the numpy code here runs."""
-    from engine.movegen_numba import legal_plays_kernel
+    from engine.movegen_numba import children_kernel, legal_plays_kernel
 
-    return legal_plays_kernel
+    return legal_plays_kernel, children_kernel
 
 
 _kernel = Kernels(_import_kernel)

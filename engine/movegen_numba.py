@@ -315,6 +315,19 @@ def legal_plays_kernel(positions, dice, limits, nardi):
     """``legal_plays(game, positions, dice, first_turn, with_steps=True)`` of positions (B, 28) int8,
     dice (B, 2) int64 and the head limits (B,) of engine/rules.py ``head_limits``: (children (N, 28)
     int8, parent (N,) int64, steps (N, 4, 2) int8)."""
+    return _legal_plays(positions, dice, limits, nardi)
+
+
+@njit(cache=True)
+def children_kernel(positions, dice, limits, nardi):
+    """``legal_plays_kernel`` without the steps: (children, parent), one array fewer handed back to
+    Python (0.4 us of one position's call)."""
+    children, parents, _ = _legal_plays(positions, dice, limits, nardi)
+    return children, parents
+
+
+@njit(cache=True)
+def _legal_plays(positions, dice, limits, nardi):
     b = positions.shape[0]
     children = np.empty((16 * b + _NON_DOUBLE_CAPACITY, NUM_SLOTS), dtype=np.int8)  # room for a non-double
     parents = np.empty(children.shape[0], dtype=np.int64)

@@ -113,8 +113,9 @@ def first_turn_default(positions: np.ndarray) -> np.ndarray:
     return positions[:, HEAD] == CHECKERS
 
 
-_NO_HEAD = np.full(256, 4, dtype=np.int8)
-"""Backgammon's head limits (none: 4) for up to 256 positions, copied by ``head_limits``."""
+NO_HEAD = np.full(256, 4, dtype=np.int8)
+"""Backgammon's head limits (none: 4) for up to 256 positions: copied by ``head_limits``, read (never
+written) by engine/movegen.py's ``legal_plays``."""
 
 
 def head_limits(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=None) -> np.ndarray:
@@ -124,7 +125,7 @@ def head_limits(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
     3-3, two checkers may leave". Backgammon has no head: 4, which never limits."""
     n = len(positions)
     if game != "nardi":  # a copy of a slice: a third of np.full's time for the one position of a hint
-        return _NO_HEAD[:n].copy() if n <= len(_NO_HEAD) else np.full(n, 4, dtype=np.int8)
+        return NO_HEAD[:n].copy() if n <= len(NO_HEAD) else np.full(n, 4, dtype=np.int8)
     if first_turn is None:
         first = first_turn_default(positions)
     else:
