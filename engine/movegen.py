@@ -206,7 +206,8 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
 
 
 def _import_kernel():
-    """engine/movegen_numba.py's generator (the same children in the same order), imported the first
+    """engine/movegen_numba.py's generator (the same children in the same order), with the step trails
+    and without them (one array fewer to hand back), imported the first
     time engine/compiled.py's ``numba_due`` says so (never when this module is); until then, or
     without numba, the numpy code here runs."""
     from engine.movegen_numba import children_kernel, legal_plays_kernel
