@@ -130,7 +130,9 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
     children, parent, steps = legal_plays(game, positions, dice, first_turn, with_steps=True)
     value, probs, depth, key = _scores(bot, positions, dice, children, parent,
                                        ranking_views(game, views, settings), settings)
-    start, count = group_starts(parent, len(positions))
+    start, count = (0,), (len(children),)  # one position: all the children are its own
+    if len(positions) > 1:
+        start, count = group_starts(parent, len(positions))
     out = []
     for i in range(len(positions)):
         block = np.arange(start[i], start[i] + count[i])
@@ -199,19 +201,20 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
     names = OUTPUT_NAMES[game]
     # rounded to 6 decimals all at once: numpy's rint(x * 1e6) / 1e6 is Python's round(x, 6) but where x * 1e6
     # falls within a rounding error of a half (none in 20 million tries; tests/test_bot.py checks hints)
-    rows = zip(ranking.moves, write_json_positions(ranking.children), ranking.depth.tolist(),
-               np.round(child_probs, 6).tolist(), np.round(cubeless, 6).tolist(), np.round(util, 6).tolist(),
-               np.round(np.maximum(best - util, 0.0), 6).tolist())
+    k = len(names)  # one table rounded at once: each play's probabilities, then its three values
+    table = np.round(np.column_stack((child_probs, cubeless, util, np.maximum(best - util, 0.0))), 6).tolist()
+    rows = zip(ranking.moves, write_json_positions(ranking.children), ranking.depth.tolist(), table)
     plays = []
     singles = ranking.steps if steps else None
-    for i, (move, child, depth, p, cubeless_i, util_i, behind) in enumerate(rows):
+    for i, (move, child, depth, row) in enumerate(rows):
+        util_i = row[k + 1]
         plays.append({
             "rank": i + 1, "move": move, "position": child,
-            "ply": depth, "probs": dict(zip(names, p)),
-            "cubeless_equity": cubeless_i,
+            "ply": depth, "probs": dict(zip(names, row)),
+            "cubeless_equity": row[k],
             "equity": None if equity is None else util_i,
             "mwc": None if mwc is None else util_i,
-            "loss": behind,
+            "loss": row[k + 2],
         })
         if steps:
             plays[-1]["steps"] = [list(step) for step in singles[i]]
