@@ -17,7 +17,9 @@ gnubg's side:
     call), with its evaluation cache off (``net_load(weights, 0)``): every position is new to both
     programs, as in play; with the cache on, the rounds after the first would be answered from it.
   - Debian's gnubg 1.07 (/usr/games/gnubg, its embedded Python): ``hint`` at 0 and 2 ply (its own
-    move filter: up to 8 plays within 0.16 at 0 ply go on to 2 ply, as ours), CPU seconds inside
+    move filter: up to 8 plays within 0.16 at 0 ply go on to 2 ply, as ours; inside the search each
+    roll's play is picked among the best 5 + floor(log2(legal plays)) by its pruning net, about 9 in
+    the middle game, per gnubg's eval.c: the filter ``--prune 8`` matches), CPU seconds inside
     one gnubg process over all the positions (a fresh process per round, so its cache never
     answers a position a second time); the whole command (start-up included) on the opening with
     4-3; with --all, self-play (gnubg's 0-ply rollout of the opening without variance reduction:
@@ -355,9 +357,10 @@ ROWS = (  # (key, work, unit, higher is better, cores, --all only)
     ("choose_one", "best play, one position at a time: Bot.choose vs gnubg-nn best_move", "pos/s", True, 1, False),
     ("choose_batch", "best play, Bot.choose_batch of {positions} vs gnubg-nn best_move", "pos/s", True, 1, False),
     ("hint0", "0-ply hint in a running process, CPU per position ({hints} mid-game)", "ms", False, 1, False),
-    ("hint2", "2-ply hint in a running process, CPU per position ({hints} mid-game)", "ms", False, 1, False),
-    ("hint2_pruned", "2-ply hint, inner plays among pubeval's best 8 (--prune 8), CPU per position", "ms", False, 1,
-     False),
+    ("hint2", ("2-ply hint in a running process, CPU per position ({hints} mid-game): every inner play against "
+              "gnubg's pruned ones"), "ms", False, 1, False),
+    ("hint2_pruned", ("2-ply hint, inner plays among pubeval's best 8 (--prune 8) as gnubg's among its pruning net's "
+                     "best 5 + log2(plays), CPU per position"), "ms", False, 1, False),
     ("hint2_command", "2-ply hint, whole command, the opening with 4-3 (wall)", "s", False, 1, False),
     ("selfplay", "self-play with learning, 2 actors vs gnubg 0-ply self-play on 2 threads", "games/s", True, 2, True),
     ("rollout", "rollout with variance reduction, 2 processes vs 2 threads, {trials} trials", "trials/s", True, 2, True),
