@@ -1,7 +1,9 @@
 """Capacity on the recipe's own labels (issue 44): research script, not product; experiments/capacity/README.md.
 
     python experiments/capacity/run.py fit --out W --name NAME --hidden 256,256 [--schedule 4:1e-3,4:3e-4,8:1e-4]
+    python experiments/capacity/run.py fit --out W --name NAME --init NET --also l16big --schedule 4:1e-4
     python experiments/capacity/run.py heldout --out W NET NET ... [--json F]   # paired vs the first net
+    python experiments/capacity/run.py labels --out W --net NET --name l16big --positions N --seed S
 
 fit: a net of feature version 3 with the hidden shape given, from random weights (torch seed ``--seed``),
 fitted by model/train/fit.py (the recipe's fit stages' loop: batch 256, rank weight 3) to every round's
@@ -12,6 +14,14 @@ holds each epoch's seconds (the minibatch pass alone) and held-out scores. A ste
 fitted again. heldout: each net's choice error (model/train/labels.py's) on the held-out families of
 every stage, by the class of the family's position (model/net/contact_inputs.py), paired against the
 first net family by family. Every label is the project's own two-ply look-ahead: nothing of gnubg's.
+
+fit --init NET: fit on from the state NET (its weights and Adam state; its hidden shape) instead of from
+random weights; --also F,...: label stage folders under --out fitted besides l10..l15 (their last
+``--holdout`` share held out too). labels: a further round of sibling labels (model/train/labels.py,
+made by model/train/label_workers.py as a recipe's "labels" stage makes them) with the settings of the
+recipe's l15 (siblings 4, warmup 120, every 8, actor sample, chunks of 2000, two plies, prune 8), the
+net NET as the self-play actor and teacher, in W/NAME; resumable (only missing chunks are made).
+heldout --also F,...: the held-out families of those label folders under --out instead of l10..l15.
 """
 
 from __future__ import annotations
@@ -78,7 +88,7 @@ class Clock:
 
 
 def fit_net(out: Path, name: str, hidden: tuple[int, ...], schedule: list[tuple[int, float]], labels: str,
-            holdout: float, rank: float, seed: int) -> None:
+            holdout: float, rank: float, seed: int, init: Path | None = None, also: tuple[str, ...] = ()) -> None:
     import torch
 
     from model.net.checkpoint import save
@@ -88,8 +98,16 @@ def fit_net(out: Path, name: str, hidden: tuple[int, ...], schedule: list[tuple[
 
     torch.set_num_threads(1)
     folders = label_folders(out, labels)
+    for extra in also:
+        if extra in folders or not (out / extra).is_dir() or not any((out / extra).glob("chunk_*.npz")):
+            raise ValueError(f"--also {extra}: no chunks under {out / extra}, or the name of a stage already fitted")
+        folders = {extra: out / extra, **folders}  # newest first, as the recipe lists them
     if not 0 < holdout < 1:
         raise ValueError(f"--holdout must be within (0, 1), not {holdout}")
+    if init is not None:
+        from model.net.checkpoint import load_net
+
+        hidden = tuple(load_net(init, "backgammon", "cpu", backend="torch")[0].config.hidden)
     home = out / "capacity" / name
     home.mkdir(parents=True, exist_ok=True)
     record_path = home / "fit.json"
@@ -97,11 +115,14 @@ def fit_net(out: Path, name: str, hidden: tuple[int, ...], schedule: list[tuple[
     if record and (record.get("hidden") != list(hidden) or record.get("seed") != seed):
         raise ValueError(f"{home} holds a fit of hidden {record.get('hidden')} seed {record.get('seed')}: "
                          "another --name for another net")
+    if record and record.get("init") != (str(init) if init else None):
+        raise ValueError(f"{home} holds a fit from {record.get('init') or 'random weights'}: another --name")
     record.update({"name": name, "hidden": list(hidden), "feature_version": 3, "seed": seed,
+                   "init": str(init) if init else None,
                    "schedule": [[e, lr] for e, lr in schedule], "labels": str(out / labels),
                    "stages": list(folders), "holdout": holdout, "rank_weight": rank, "batch_size": 256})
     record.setdefault("steps", {})
-    state = home / "fresh.pt"
+    state = init if init is not None else home / "fresh.pt"
     if not state.is_file():
         torch.manual_seed(seed)
         cfg = NetConfig(game="backgammon", hidden=hidden, feature_version=3)
@@ -134,7 +155,8 @@ def fit_net(out: Path, name: str, hidden: tuple[int, ...], schedule: list[tuple[
     print(f"{home / 'last.pt'}; {record['seconds_per_epoch']:.1f} s an epoch on one core" if every else home / "last.pt")
 
 
-def heldout(out: Path, labels: str, holdout: float, nets: list[str], json_path: Path | None) -> None:
+def heldout(out: Path, labels: str, holdout: float, nets: list[str], json_path: Path | None,
+            also: tuple[str, ...] = ()) -> None:
     """Choice error on the held-out families (the last ``holdout`` share of every stage's chunks, as
     model/train/fit.py keeps out), by position class, each net paired against the first."""
     from model.net.checkpoint import load_net
@@ -144,8 +166,10 @@ def heldout(out: Path, labels: str, holdout: float, nets: list[str], json_path: 
     if not 0 < holdout < 1:
         raise ValueError(f"--holdout must be within (0, 1), not {holdout}")
     chunks = []
-    for name in label_folders(out, labels):
-        files = sorted((out / labels / name).glob("chunk_*.npz"))
+    folders = label_folders(out, labels) if not also else \
+        {extra: out / extra for extra in also}  # --also: those folders' held-out families alone
+    for folder in folders.values():
+        files = sorted(folder.glob("chunk_*.npz"))
         chunks += [read_chunk(f) for f in files[len(files) - round(len(files) * holdout):]]
     if not chunks:
         raise ValueError(f"no held-out chunks under {out / labels}")
@@ -181,8 +205,53 @@ def heldout(out: Path, labels: str, holdout: float, nets: list[str], json_path: 
                if "paired_vs_first" in row else "")
             for k, v in row["choice_error"].items()) + f" over {len(lost)} families")
     if json_path:
-        json_path.write_text(json.dumps({"command": "capacity heldout", "labels": str(out / labels),
+        json_path.write_text(json.dumps({"command": "capacity heldout", "labels": [str(f) for f in folders.values()],
                                          "holdout": holdout, "results": rows}, indent=1))
+
+
+RECIPE_L15 = {"siblings": 4, "warmup": 120, "every": 8, "actor": "sample", "chunk": 2000, "plies": 2, "prune": 8}
+"""The recipe's label stages' settings (recipes/backgammon.toml, l15), all but the count and the seed."""
+
+
+def make_labels(out: Path, net: Path, name: str, positions: int, seed: int) -> None:
+    """A further round of two-ply sibling labels by ``net`` (self-play actor and teacher) in out/name, with
+    the recipe's l15 settings; the chunks already there are kept (only missing ones are made)."""
+    import torch
+
+    from model.train.label_workers import make_chunks
+    from model.train.labels import LabelSettings, bytes_per_label, missing_chunks
+
+    torch.set_num_threads(1)
+    settings = LabelSettings(positions=positions, seed=seed, **RECIPE_L15)
+    if settings.problem():
+        raise ValueError(settings.problem())
+    folder = out / name
+    folder.mkdir(parents=True, exist_ok=True)
+    record_path = folder / "labels.json"
+    record = json.loads(record_path.read_text()) if record_path.is_file() else {}
+    if record and (record.get("net") != str(net) or record.get("seed") != seed):
+        raise ValueError(f"{folder} holds labels of {record.get('net')} seed {record.get('seed')}: another --name")
+    todo = len(missing_chunks(folder, settings))
+    print(f"{name}: {settings.chunks} chunks of {settings.chunk} wanted, {todo} to make, by {net}; {settings}",
+          flush=True)
+    times: list[float] = []
+    t0 = time.perf_counter()
+
+    def on_chunk(index: int) -> None:
+        times.append(time.perf_counter() - t0)
+        n = len(times) * settings.chunk
+        print(f"chunk {index}: {n} labels in {times[-1]:.0f} s, {n / times[-1]:.1f} labels/s", flush=True)
+
+    made = make_chunks(net, settings, folder, workers=1, progress=False, name=name, on_chunk=on_chunk)
+    seconds = time.perf_counter() - t0
+    have = sorted(folder.glob("chunk_*.npz"))
+    record.update({"net": str(net), "seed": seed, "settings": {**RECIPE_L15, "positions": positions},
+                   "chunks_present": len(have)})
+    record.setdefault("sittings", []).append({"chunks_made": made, "seconds": seconds,
+                                              "labels_per_s": made * settings.chunk / seconds if made else None})
+    record_path.write_text(json.dumps(record, indent=1))
+    print(f"{made} chunks made in {seconds:.0f} s" + (f", {made * settings.chunk / seconds:.1f} labels/s" if made else "")
+          + f"; {len(have)} chunks in {folder}, {bytes_per_label(folder):.1f} bytes a label", flush=True)
 
 
 def main() -> None:
@@ -197,19 +266,30 @@ def main() -> None:
     f.add_argument("--holdout", type=float, default=0.02)
     f.add_argument("--rank", type=float, default=3.0)
     f.add_argument("--seed", type=int, default=1)
+    f.add_argument("--init", type=Path, help="fit on from this state (weights, Adam state) instead of random weights")
+    f.add_argument("--also", default="", help="further label stage folders under --out, joined by commas")
     h = sub.add_parser("heldout")
     h.add_argument("--out", type=Path, required=True)
     h.add_argument("--labels", default="orig")
     h.add_argument("--holdout", type=float, default=0.02)
     h.add_argument("nets", nargs="+", help="checkpoints; the first is the one paired against")
     h.add_argument("--json", type=Path)
+    h.add_argument("--also", default="", help="score these label folders under --out (commas) instead of l10..l15")
+    lb = sub.add_parser("labels")
+    lb.add_argument("--out", type=Path, required=True)
+    lb.add_argument("--net", type=Path, required=True, help="the labeller and self-play actor (a .pt)")
+    lb.add_argument("--name", required=True, help="the folder under --out for the chunks")
+    lb.add_argument("--positions", type=int, required=True)
+    lb.add_argument("--seed", type=int, required=True, help="chunk i is drawn from seed + i: one no recipe stage used")
     a = ap.parse_args()
     try:
         if a.cmd == "fit":
             fit_net(a.out, a.name, parse_hidden(a.hidden), parse_schedule(a.schedule), a.labels, a.holdout,
-                    a.rank, a.seed)
+                    a.rank, a.seed, a.init, tuple(x for x in a.also.split(",") if x))
+        elif a.cmd == "labels":
+            make_labels(a.out, a.net, a.name, a.positions, a.seed)
         else:
-            heldout(a.out, a.labels, a.holdout, a.nets, a.json)
+            heldout(a.out, a.labels, a.holdout, a.nets, a.json, tuple(x for x in a.also.split(",") if x))
     except (ValueError, OSError) as e:  # no labels where named, an unreadable checkpoint...: one line
         ap.exit(2, f"run.py {a.cmd}: error: {e}\n")
 
