@@ -337,14 +337,14 @@ def _legal_plays(positions, dice, limits, nardi):
     for r in range(b):
         doubles |= dice[r, 0] == dice[r, 1]
     most = _LEVEL_CAPACITY[4] if doubles else _NON_DOUBLE_CAPACITY  # candidates of one position at most
-    size = 16  # _distinct's table: a power of two at least twice the candidates, and its second half
-    while size < 2 * most:
-        size *= 2
+    table_size = 16  # _distinct's table: a power of two at least twice the candidates, and its second half
+    while table_size < 2 * most:
+        table_size *= 2
     work = (np.empty((50, NUM_SLOTS), dtype=np.int8), np.empty((50, 4, 2), dtype=np.int8), np.empty(50, dtype=np.bool_),
             np.empty((_NON_DOUBLE_CAPACITY, NUM_SLOTS), dtype=np.int8),
             np.empty((_NON_DOUBLE_CAPACITY, 4, 2), dtype=np.int8), np.empty(most, dtype=np.bool_),
             np.empty(25, dtype=np.int64), np.empty(25, dtype=np.int64), np.zeros(25, dtype=np.bool_),
-            np.zeros(25, dtype=np.bool_), np.empty(2 * size, dtype=np.int64), np.empty(50, dtype=np.int64),
+            np.zeros(25, dtype=np.bool_), np.empty(2 * table_size, dtype=np.int64), np.empty(50, dtype=np.int64),
             np.empty(_NON_DOUBLE_CAPACITY, dtype=np.int64))
     rows = _LEVEL_START[-1] if doubles else 1
     levels = (np.empty((rows, NUM_SLOTS), dtype=np.int8), np.empty(rows, dtype=np.int64),

@@ -141,17 +141,6 @@ def _validated(game: str, position: np.ndarray) -> np.ndarray:
 
 POSITION_ID_CHARS = 14
 
-
-def _id_sides(position: np.ndarray) -> list[list[int]]:
-    """The two sides of a Position ID, 25 counts each in the side's own numbering (points 1..24, bar):
-    the side not on roll first, then the side on roll."""
-    slots = np.asarray(position).astype(np.int64).tolist()  # Python ints: no array per point
-    board = slots[:24]
-    opponent = [-v if v < 0 else 0 for v in reversed(board)] + [slots[OPP_BAR]]  # their point p: our 25 - p
-    mover = [max(0, v) for v in board] + [slots[BAR]]
-    return [opponent, mover]
-
-
 _RUNS = tuple("1" * count + "0" for count in range(16))
 """A slot of ``count`` checkers in a Position ID: a 1-bit per checker, then a 0-bit."""
 

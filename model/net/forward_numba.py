@@ -19,7 +19,7 @@ row's sums: ``FAST``), so the probabilities agree with the numpy path to float32
 bit: tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of positions of both
 games (it is a few 1e-7 in practice). A row's numbers do not depend on the batch it comes in.
 CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 6 us for one position
-through ExactEndgames, 2.7 to 3.2 us in batches (the matrix library: 14 and 3.8 to 4.0).
+through ExactEndgames, about 2.5 us in batches (the matrix library: 14 and 3.8 to 4.0).
 
 Nothing imports this module but the lazy loaders of inference.py (the forward pass: only in a
 process on numba from its first call, since it is not bit for bit; engine/compiled.py) and of
