@@ -31,22 +31,11 @@ def _highest_bit(mask):
     if mask <= 0:
         return -1
     bit = 0
-    if mask >> 32:
-        mask >>= 32
-        bit += 32
-    if mask >> 16:
-        mask >>= 16
-        bit += 16
-    if mask >> 8:
-        mask >>= 8
-        bit += 8
-    if mask >> 4:
-        mask >>= 4
-        bit += 4
-    if mask >> 2:
-        mask >>= 2
-        bit += 2
-    return bit + (mask >> 1)
+    for width in (32, 16, 8, 4, 2, 1):
+        if mask >> width:
+            mask >>= width
+            bit += width
+    return bit
 
 
 @njit(cache=True)
