@@ -3,13 +3,15 @@
     python experiments/forward_kernel/variants.py [--rows 16384]
 
 The rows are the backgammon inputs of the children of seeded mid-game positions (the opponent on roll),
-as the 0-ply batch row of scripts/bench_vs_gnubg.py scores them; the net is the shipped one. Each
-variant prints its CPU microseconds a row (median of 5) and how far its probabilities are from the
-shipped kernel's:
+as the 0-ply batch row of scripts/bench_vs_gnubg.py scores them; the net is ``--net`` (default the
+shipped one). Each variant prints its CPU microseconds a row (median of 5) and how far its
+probabilities are from the first one's:
 
-  shipped    forward_numba.forward_kernel: a row at a time, eight weight rows per pass (a tree of sums)
-  halves     the same kernel on the net with its hidden weights rounded to float16 values, which it
-             reads as halves (half the bytes: what a recipe's export with ``half = true`` ships)
+  float32    forward_numba.forward_kernel on the net's weights as float32 arrays: a row at a time,
+             eight weight rows per pass (a tree of sums)
+  halves     the same kernel on the hidden weights rounded to float16 values and read as halves (half
+             the bytes: how the compiled pass reads a net exported with ``half = true``, as the shipped
+             one now is; on such a net the two give the same numbers, on any other the rounding shows)
   grouped    four rows at once, each weight row read once for the four, the sums kept in index order
              (so that a row's numbers do not depend on the rows beside it): not built, slower
 """
@@ -30,7 +32,6 @@ from model import Bot
 from model.net import forward_numba
 from model.net.features import encode
 
-TREE = {"contract", "reassoc"}
 ORDERED = {"contract"}  # no reassociation: each sum in index order
 
 
@@ -52,19 +53,6 @@ def _add_rows_ordered(h, w, a, index, count, width):
         for j in range(width):
             h[j] = h[j] + ai * r[j]
         q += 1
-
-
-@njit(fastmath=TREE)  # a row's own dot products: the same sums whatever rows are beside it
-def _head(a, width, head_t, head_b, o):
-    for k in range(head_t.shape[0]):
-        z = head_b[k]
-        weights_k = head_t[k]
-        for i in range(width):
-            z += a[i] * weights_k[i]
-        o[k] = 0.5 * (1.0 + np.tanh(0.5 * np.float64(z)))
-    win = o[0]
-    wg, lg = win * o[1], (1 - win) * o[3]
-    o[1], o[2], o[3], o[4] = wg, wg * o[2], lg, lg * o[4]
 
 
 @njit(fastmath=ORDERED)
@@ -97,7 +85,7 @@ def forward_grouped(x, weights, biases, head_t, head_b, out):
                 for j in range(width):
                     a[r, j] = max(h[r, j], np.float32(0.0))
         for r in range(rows):
-            _head(a[r], width, head_t, head_b, out[g + r])
+            forward_numba.head_row(a[r], width, head_t, head_b, True, out[g + r])
 
 
 def cpu_us(f, rows: int) -> float:
@@ -112,20 +100,22 @@ def cpu_us(f, rows: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=16384)
+    parser.add_argument("--net", default=None, help="a backgammon checkpoint (default: the shipped net)")
     args = parser.parse_args()
     use_numba(True)
-    net = Bot.load().net
+    net = Bot.load(args.net).net
     net = getattr(net, "net", net)
     positions, dice = random_positions("backgammon", 1024, seed=3, kind="midgame")
     children, _ = legal_plays("backgammon", positions, dice)
     x = np.ascontiguousarray(encode("backgammon", flip("backgammon", children)[: args.rows], 3), dtype=np.float32)
-    weights, biases = net.kernel_weights
+    weights = tuple(w for w, _ in net.layers)  # float32, whatever form the kernel is handed them in
+    biases = tuple(b for _, b in net.layers)
     head_t, head_b = net.head_t, net.head[1]
     halves = tuple(w.astype(np.float16).view(np.uint16) for w in weights)  # inference.py's form of them
     shipped = np.empty((len(x), 5))
     forward_numba.forward_kernel(x, weights, biases, head_t, head_b, True, shipped)
     variants = {
-        "shipped": lambda out: forward_numba.forward_kernel(x, weights, biases, head_t, head_b, True, out),
+        "float32": lambda out: forward_numba.forward_kernel(x, weights, biases, head_t, head_b, True, out),
         "halves": lambda out: forward_numba.forward_kernel(x, halves, biases, head_t, head_b, True, out),
         "grouped": lambda out: forward_grouped(x, weights, biases, head_t, head_b, out),
     }
@@ -134,7 +124,7 @@ def main() -> None:
         out = np.empty((len(x), 5))
         run(out)
         diff = np.abs(out - shipped)
-        print(f"{name:8s} {cpu_us(lambda run=run, out=out: run(out), len(x)):5.2f} us a row; from the shipped kernel: "
+        print(f"{name:8s} {cpu_us(lambda run=run, out=out: run(out), len(x)):5.2f} us a row; from float32's: "
               f"max {diff.max():.1e}, mean {diff.mean():.1e}")
 
 

@@ -116,8 +116,15 @@ def _forward_row(x, weights, biases, head_t, head_b, backgammon, o, a, h, index)
         for j in range(out_width):
             a[j] = max(h[j], np.float32(0.0))
         width = out_width
-    k = head_t.shape[0]
-    for j in range(k):
+    head_row(a, width, head_t, head_b, backgammon, o)
+
+
+@njit(cache=True, fastmath=FAST)
+def head_row(a, width, head_t, head_b, backgammon, o):
+    """The head of one row: the sigmoids of ``a[:width]`` (the last hidden layer) through ``head_t``
+    (K, H) and ``head_b`` into ``o`` (K,) float64, then chained (model/net/equity.py's ``chain_heads``;
+    ``backgammon``: 5 heads, else long nardi's 3)."""
+    for j in range(head_t.shape[0]):
         z = head_b[j]
         weights_j = head_t[j]
         for i in range(width):
