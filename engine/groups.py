@@ -62,6 +62,8 @@ def group_top(scores: np.ndarray, parent: np.ndarray, n: int, k: int) -> np.ndar
 
 def group_starts(parent: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(start, count) of each parent's block of children; ``parent`` sorted."""
+    if n == 1:  # one position (a hint, a move in play): all the children are its own, no counting
+        return np.zeros(1, dtype=np.int64), np.array([len(parent)], dtype=np.int64)
     count = np.bincount(parent, minlength=n)
     start = np.cumsum(count) - count
     return start, count

@@ -130,9 +130,7 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
     children, parent, steps = legal_plays(game, positions, dice, first_turn, with_steps=True)
     value, probs, depth, key = _scores(bot, positions, dice, children, parent,
                                        ranking_views(game, views, settings), settings)
-    start, count = (0,), (len(children),)  # one position: all the children are its own
-    if len(positions) > 1:
-        start, count = group_starts(parent, len(positions))
+    start, count = group_starts(parent, len(positions))
     out = []
     for i in range(len(positions)):
         block = np.arange(start[i], start[i] + count[i])
