@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.board import flip
 from engine.compiled import Kernels
 from model.cube.match_equity import (
     CENTRED,
@@ -406,6 +407,21 @@ def checker_play_value(probs_after, state: CubeState, x=None):
     return 1.0 - match_cubeful_mwc(theirs, x, state.flipped())
 
 
+
+def play_values(children, probs_after, state: CubeState):
+    """``checker_play_value`` of plays at the cube efficiency of the positions they leave: the same
+    numbers as ``checker_play_value(probs_after, state, cube_efficiency(flip(children)))``, children
+    (B, 28) in the player's frame, in one compiled pass for money where the kernels run (a hint's
+    plays: about 2 against 10 us)."""
+    kernels = _kernels() if state.is_money else None
+    if kernels is None:
+        return checker_play_value(probs_after, state, cube_efficiency(flip("backgammon", children)))
+    out = np.empty(len(children))
+    kernels.money_play_values(np.ascontiguousarray(children, dtype=np.int8),
+                              np.ascontiguousarray(probs_after, dtype=np.float64), _KERNEL_CONSTANTS,
+                              _THEIR_KERNEL_OWNERS[state.owner], bool(state.jacoby), out)
+    return out
+
 # the names defined here and those re-exported from model/cube/match_equity.py (the cube, score and MWC)
 __all__ = [
     "BEAROFF_X", "BEAVER", "CENTRED", "CLASS_BEAROFF1", "CLASS_BEAROFF2", "CLASS_BEAROFF_OS",
@@ -419,6 +435,6 @@ __all__ = [
     "CubeDecision", "CubeState", "checker_play_value", "cube_decision", "cube_efficiency", "cube_is_dead",
     "cube_prime", "cubeful_value", "double_available", "eq2mwc", "gammon_prices", "live_cash_points",
     "match", "match_cubeful_mwc", "match_cubeless_equity", "match_cubeless_mwc", "money",
-    "money_cubeful_equity", "money_cubeless_equity", "mwc2eq", "position_class", "race_efficiency",
+    "money_cubeful_equity", "money_cubeless_equity", "mwc2eq", "play_values", "position_class", "race_efficiency",
     "recommendation", "result_mwc", "take_decision", "take_response",
 ]

@@ -27,14 +27,14 @@ def cubeless_equity(game: str, probs):
     backgammon:  E = 2 p(win) - 1 + (p(wg) - p(lg)) + (p(wbg) - p(lbg))
                  (a single is worth 1, a gammon 2, a backgammon 3; outputs are cumulative)
     nardi:       E = 2 p(win) - 1 + p(win mars) - p(lose mars)
-    Works on numpy arrays and torch tensors alike.
+    Works on numpy arrays and torch tensors alike, and on one position's probabilities as a list of
+    Python floats (the same sums in the same order, without numpy's cost per scalar: a hint's own
+    evaluation).
     """
-    p = probs
+    p = probs if isinstance(probs, list) else [probs[..., k] for k in range(probs.shape[-1])]
     if game == "backgammon":
-        return 2 * p[..., WIN] - 1 + p[..., WIN_GAMMON] - p[..., LOSE_GAMMON] + p[..., WIN_BACKGAMMON] - p[
-            ..., LOSE_BACKGAMMON
-        ]
-    return 2 * p[..., NARDI_WIN] - 1 + p[..., WIN_MARS] - p[..., LOSE_MARS]
+        return 2 * p[WIN] - 1 + p[WIN_GAMMON] - p[LOSE_GAMMON] + p[WIN_BACKGAMMON] - p[LOSE_BACKGAMMON]
+    return 2 * p[NARDI_WIN] - 1 + p[WIN_MARS] - p[LOSE_MARS]
 
 
 def chain_heads(game: str, s, stack):

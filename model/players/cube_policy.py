@@ -113,6 +113,8 @@ class CubePolicy:
         """(N,) value of each child for its mover at its game's view (module docstring)."""
         if self.game != "backgammon":
             return cubeless_equity(self.game, probs)
+        if self.checker == "cubeful" and (len(views) == 1 or all(view == views[0] for view in views)):
+            return cube.play_values(children, probs, views[0])  # one view (a hint, a game): one pass
         x = cube.cube_efficiency(flip(self.game, children)) if self.checker == "cubeful" else None
         values = np.empty(len(children))
         found = groups(list(views))

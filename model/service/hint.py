@@ -147,8 +147,6 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
     return out
 
 
-def _probs_dict(game, p) -> dict:
-    return {name: round(float(v), 6) for name, v in zip(OUTPUT_NAMES[game], p)}
 
 
 def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool = False) -> dict:
@@ -166,7 +164,7 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
     if settings.prune and settings.ply and game == "backgammon":  # said only where it changed the search
         out["prune"] = settings.prune
     out |= {"position": write_json_position(pos),
-            "dice": None if query.dice is None else [int(d) for d in query.dice],
+            "dice": None if query.dice is None else np.asarray(query.dice).tolist(),
             "plays": None, "cube_decision": None}
     if game == "backgammon":
         out["position_id"] = write_position_id(pos)
@@ -180,8 +178,9 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
     # the plays are what was asked (gnubg's hint of a roll values no more than its plays either).
     at = policy if query.dice is None else CubePolicy.for_bot(bot, 0)
     probs = at.on_roll_probabilities(pos[None])[0]
-    out["evaluation"] = {"ply": at.plies, "probs": _probs_dict(game, probs),
-                         "cubeless_equity": round(float(cubeless_equity(game, probs)), 6)}
+    values = probs.tolist()
+    out["evaluation"] = {"ply": at.plies, "probs": {name: round(v, 6) for name, v in zip(OUTPUT_NAMES[game], values)},
+                         "cubeless_equity": round(cubeless_equity(game, values), 6)}
     if query.dice is None:
         if game == "backgammon":
             out["cube_decision"] = cube_decision_json(policy.cube_decision(pos, view, probs))
@@ -200,22 +199,18 @@ def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool
     # rounded to 6 decimals all at once: numpy's rint(x * 1e6) / 1e6 is Python's round(x, 6) but where x * 1e6
     # falls within a rounding error of a half (none in 20 million tries; tests/test_bot.py checks hints)
     k = len(names)  # one table rounded at once: each play's probabilities, then its three values
-    table = np.round(np.column_stack((child_probs, cubeless, util, np.maximum(best - util, 0.0))), 6).tolist()
-    rows = zip(ranking.moves, write_json_positions(ranking.children), ranking.depth.tolist(), table)
-    plays = []
-    singles = ranking.steps if steps else None
-    for i, (move, child, depth, row) in enumerate(rows):
-        util_i = row[k + 1]
-        plays.append({
-            "rank": i + 1, "move": move, "position": child,
-            "ply": depth, "probs": dict(zip(names, row)),
-            "cubeless_equity": row[k],
-            "equity": None if equity is None else util_i,
-            "mwc": None if mwc is None else util_i,
-            "loss": row[k + 2],
-        })
-        if steps:
-            plays[-1]["steps"] = [list(step) for step in singles[i]]
+    table = np.empty((len(util), k + 3))
+    table[:, :k], table[:, k], table[:, k + 1] = child_probs, cubeless, util
+    np.maximum(np.subtract(best, util, out=table[:, k + 2]), 0.0, out=table[:, k + 2])
+    rows = np.round(table, 6, out=table).tolist()
+    plays = [{"rank": i, "move": move, "position": child, "ply": depth, "probs": dict(zip(names, row)),
+              "cubeless_equity": row[k], "equity": None if equity is None else row[k + 1],
+              "mwc": None if mwc is None else row[k + 1], "loss": row[k + 2]}
+             for i, move, child, depth, row in zip(range(1, len(rows) + 1), ranking.moves,
+                                                   write_json_positions(ranking.children), ranking.depth.tolist(), rows)]
+    if steps:
+        for play, singles in zip(plays, ranking.steps):
+            play["steps"] = [list(step) for step in singles]
     out["plays"] = plays
     return out
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.board import CHECKERS, OFF, OPP_OFF
+from engine.board import CHECKERS, OFF, OPP_OFF, flip
 from engine.tools.sample import KINDS, random_positions
 from model.cube import decisions as cube
 from tests.helpers import numpy_then_kernels
@@ -77,3 +77,19 @@ def test_match_play_stays_on_the_numpy_code():
     state = cube.match(5, 2, 3)
     reference, compiled = both_paths(cube.checker_play_value, probs, state, np.full(100, 0.68))
     assert reference.tobytes() == compiled.tobytes()
+
+
+@pytest.mark.parametrize("owner", [cube.CENTRED, cube.ME, cube.OPPONENT])
+@pytest.mark.parametrize("jacoby", [True, False])
+def test_play_values_find_each_plays_efficiency_as_the_numpy_code(owner, jacoby):
+    """The fused kernel's values of plays (each at the efficiency of the position it leaves, seen by
+    the opponent) are checker_play_value at cube_efficiency of the flipped positions, bit for bit, on
+    positions of every class."""
+    children = positions()
+    probs = probabilities(len(children), seed=11 + jacoby)
+    state = cube.money(owner=owner, value=2 if owner != cube.CENTRED else 1, jacoby=jacoby)
+    reference, compiled = both_paths(cube.play_values, children, probs, state)
+    assert reference.tobytes() == compiled.tobytes()
+    x = cube.cube_efficiency(flip("backgammon", children))
+    assert len(np.unique(x)) > 5  # races at several lengths, contact, bear-offs, finished games
+    assert reference.tobytes() == cube.checker_play_value(probs, state, x).tobytes()
