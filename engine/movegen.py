@@ -30,6 +30,7 @@ numpy code is the reference.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -146,6 +147,10 @@ def _final_ok(game: str, children: np.ndarray) -> np.ndarray:
     return ~six_in_a_row_violations(children)
 
 
+_BAD_DICE = "dice must have shape (B, 2) with values 1..6"
+_INT8, _INT64 = np.dtype(np.int8), np.dtype(np.int64)  # as dtypes, not types: 30 ns less to convert to
+
+
 def _dice_in_range(dice: np.ndarray) -> bool:
     """Every die 1..6; for a few rows by Python's min and max (a fifth of numpy's reductions' time,
     which one position's plays, as a hint asks for them, would spend on them)."""
@@ -168,23 +173,35 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
     order reaches the child, a double's sources never rising).
     """
     check_game(game)
-    positions = np.ascontiguousarray(positions, dtype=np.int8)
-    dice = np.asarray(dice, dtype=np.int64)
+    positions = np.ascontiguousarray(positions, _INT8)
+    dice = np.ascontiguousarray(dice, _INT64)
     if positions.ndim != 2 or positions.shape[1] != NUM_SLOTS:
         raise ValueError(f"positions must have shape (B, {NUM_SLOTS}), got {positions.shape}")
-    if dice.shape != (len(positions), 2) or not _dice_in_range(dice):
-        raise ValueError("dice must have shape (B, 2) with values 1..6")
+    if dice.shape != (len(positions), 2):
+        raise ValueError(_BAD_DICE)
+    if game == "backgammon" and len(positions) <= len(NO_HEAD):  # limits that never limit, the first B read
+        limits = NO_HEAD
+    else:
+        limits = np.ascontiguousarray(head_limits(game, positions, dice, first_turn), _INT8)
+    kernels = _kernel()
+    if kernels is not None:  # given the types movegen_numba.compiled asks for; it checks the dice' values
+        with_trails, without, one, workspace = kernels
+        try:
+            arrays = _local.workspace
+        except AttributeError:  # this thread's first call
+            arrays = _local.workspace = workspace()
+        nardi = game == "nardi"
+        if with_steps:
+            return with_trails(positions, dice, limits, nardi, *arrays)
+        if len(positions) == 1:  # a hint's: every parent is 0
+            children = one(positions, dice, limits, nardi, *arrays)
+            return children, np.zeros(len(children), _INT64)
+        return without(positions, dice, limits, nardi, *arrays)
+    if not _dice_in_range(dice):
+        raise ValueError(_BAD_DICE)
     if len(positions) == 0:
         empty = positions.copy(), np.zeros(0, dtype=np.int64)
         return (*empty, np.zeros((0, 4, 2), dtype=np.int8)) if with_steps else empty
-    if game == "backgammon" and len(positions) <= len(NO_HEAD):  # limits that never limit: a view, no copy
-        limits = NO_HEAD[: len(positions)]
-    else:
-        limits = head_limits(game, positions, dice, first_turn)
-    kernels = _kernel()
-    if kernels is not None:
-        with_trails, without = kernels
-        return (with_trails if with_steps else without)(positions, dice, limits, game == "nardi")
     start = time.perf_counter()
     is_double = dice[:, 0] == dice[:, 1]
     kids, par, trails = [], [], []
@@ -206,16 +223,26 @@ def legal_plays(game: str, positions: np.ndarray, dice: np.ndarray, first_turn=N
 
 
 def _import_kernel():
-    """engine/movegen_numba.py's generator (the same children in the same order), with the step trails
-    and without them (one array fewer to hand back), imported the first
-    time engine/compiled.py's ``numba_due`` says so (never when this module is); until then, or
-    without numba, the numpy code here runs."""
-    from engine.movegen_numba import children_kernel, legal_plays_kernel
+    """engine/movegen_numba.py's generator (the same children in the same order), with the step trails,
+    without them (no trails kept, one array fewer to hand back) and for one position without them
+    (the children alone), as their compiled code, and the maker of the workspace they run in, imported
+    the first time engine/compiled.py's ``numba_due`` says so (never when this module is); until then,
+    or without numba, the numpy code here runs."""
+    from engine.movegen_numba import (
+        children_kernel,
+        compiled,
+        legal_plays_kernel,
+        one_position_kernel,
+        workspace,
+    )
 
-    return legal_plays_kernel, children_kernel
+    return compiled(legal_plays_kernel), compiled(children_kernel), compiled(one_position_kernel), workspace
 
 
 _kernel = Kernels(_import_kernel)
+_local = threading.local()
+"""``_local.workspace``: this thread's kernel workspace (a kernel writes all over it, so threads that
+call ``legal_plays`` at once, a web server's, need one each)."""
 
 
 def _with_passes(positions, children, parent, n, trail):

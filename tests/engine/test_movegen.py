@@ -379,8 +379,9 @@ def test_bad_dice_are_refused(dice):
 @pytest.mark.parametrize("rows", [3, 40])
 @pytest.mark.parametrize("bad", [0, 7, -1])
 def test_a_bad_die_anywhere_in_a_batch_is_refused(rows, bad):
-    """Small batches check the dice in Python, large ones with numpy: both refuse one bad die anywhere,
-    and both take dice of any integer type."""
+    """On the numpy path small batches check the dice with Python's min and max, large ones with numpy
+    (the kernels check them themselves: test_movegen_numba.py): each refuses one bad die anywhere, and
+    takes dice of any integer type."""
     positions = np.repeat(start_position("backgammon", 1), rows, axis=0)
     dice = np.full((rows, 2), 3, dtype=np.int8)
     assert len(legal_plays("backgammon", positions, dice)[0]) > 0

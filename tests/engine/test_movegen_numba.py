@@ -88,3 +88,51 @@ def test_hypothesis_positions_give_the_same_plays(case):
     pos = np.stack([p for p, _ in drawn])
     dice = np.array([d for _, d in drawn])
     assert_same(*both_paths(game, pos, dice, with_steps=True))
+
+
+def test_arguments_of_other_types_reach_the_compiled_code_as_its_own():
+    """The kernels' machine code is called without numba's dispatcher (movegen_numba.compiled), so
+    legal_plays must hand it exactly the types it was compiled for: read-only, strided, other integer
+    types and lists give the answer of plain int8 and int64 arrays."""
+    pos, dice = random_positions("backgammon", 30, seed=6)
+    for rows in (slice(0, 1), slice(0, 30)):
+        want = both_paths("backgammon", pos[rows], dice[rows], with_steps=True)[1]
+        readonly = pos[rows].copy()
+        readonly.flags.writeable = False
+        strided = np.repeat(pos[rows], 2, axis=0)[::2]
+        flipped = np.ascontiguousarray(dice[rows][:, ::-1])[:, ::-1]  # strided, the same dice
+        for p, d in ((readonly, dice[rows]), (strided, flipped), (pos[rows].astype(np.int16), dice[rows].astype(np.int8)),
+                     (pos[rows].tolist(), dice[rows].tolist())):
+            assert_same(want, both_paths("backgammon", p, d, with_steps=True)[1])
+            assert_same(want[:2], both_paths("backgammon", p, d)[1])
+
+
+@pytest.mark.parametrize("rows", [1, 3, 300])
+@pytest.mark.parametrize("bad", [0, 7, -1])
+def test_the_kernel_refuses_a_bad_die_in_the_same_words(rows, bad):
+    """The kernel checks the dice itself (for one position, a tenth of the check's time in Python)."""
+    pos, dice = random_positions("backgammon", rows, seed=5)
+    dice[rows - 1, 0] = bad
+    previous = use_numba(True)
+    try:
+        for with_steps in (False, True):
+            with pytest.raises(ValueError, match=r"dice must have shape \(B, 2\) with values 1\.\.6"):
+                legal_plays("backgammon", pos, dice, with_steps=with_steps)
+    finally:
+        use_numba(previous)
+
+
+def test_threads_each_work_in_their_own_workspace():
+    """legal_plays from several threads (a web server's), each with its own workspace, gives the one thread's answer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pos, dice = random_positions("backgammon", 64, seed=9)
+    previous = use_numba(True)
+    try:
+        want = [legal_plays("backgammon", pos[i : i + 1], dice[i : i + 1]) for i in range(64)]
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda i: legal_plays("backgammon", pos[i : i + 1], dice[i : i + 1]), range(64)))
+    finally:
+        use_numba(previous)
+    for a, b in zip(want, got):
+        assert_same(a, b)
