@@ -13,7 +13,8 @@ Nothing imports this module but the lazy loader of contact_inputs.py (engine/com
 The kernels are compiled the first time a process calls them and kept in numba's disk cache
 (``cache=True``: next to this file, or in the user's cache folder where that is not writable), so
 later processes only load them. The tables are contact_inputs.py's, handed in as one tuple
-(``contact_inputs.KERNEL_TABLES``), so there is one definition of each.
+(``contact_inputs.KERNEL_TABLES``), so there is one definition of each. The functions that take a
+position's arrays are inlined into their callers (forward_numba.py says why).
 """
 
 from __future__ import annotations
@@ -177,7 +178,7 @@ def _hit_features(shooters, singles, open_, blots, bar):
 
 # --- the 25 features of a side ----------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side_features(own, opp, row, col, tables):
     """Write the 25 features of FEATURE_NAMES of the side ``own`` (25,) facing ``opp`` (25,), both in
     their owner's numbering, into ``row[col : col + 25]``; return (pips, index of the rearmost
@@ -283,7 +284,7 @@ def _side_features(own, opp, row, col, tables):
 
 # --- positions --------------------------------------------------------------------------------------
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _sides(position, own, opp):
     """Fill ``own`` and ``opp`` (25,) with the mover's and the opponent's checkers of one position
     (28,), each side in its own numbering (contact_sides.side_counts); ValueError on a side with
@@ -297,7 +298,7 @@ def _sides(position, own, opp):
             raise ValueError("a side has more than 15 checkers or a negative bar")
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _units(side, row, col, units, points):
     """Write the four units of each of the first ``points`` indices of ``side`` into ``row`` from ``col``."""
     for i in range(points):
@@ -305,7 +306,7 @@ def _units(side, row, col, units, points):
             row[col + 4 * i + u] = units[side[i], u]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _both_features(own, opp, row, mover, opponent, race, tables):
     """Both sides' features at columns ``mover`` and ``opponent``; at ``race`` (if >= 0) both pip
     counts / 100 and whether contact remains."""

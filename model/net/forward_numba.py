@@ -18,8 +18,12 @@ The sums run in another order than the matrix library's (LLVM may fuse multiply-
 row's sums: ``FAST``), so the probabilities agree with the numpy path to float32 rounding, not bit for
 bit: tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of positions of both
 games (it is a few 1e-7 in practice). A row's numbers do not depend on the batch it comes in.
-CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 6 us for one position
-through ExactEndgames, about 2.5 us in batches (the matrix library: 14 and 3.8 to 4.0).
+CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 5 us for one position
+through ExactEndgames, about 2.4 us in batches (the matrix library: 14 and 3.8 to 4.0).
+``_forward_row`` and the functions of the inputs that take a row's arrays (encode_numba.py's
+``_sides``, ``_units``, ``_both_features``, ``_side_features``) are inlined into the fused kernel, so
+that numba drops the reference counting of the arrays handed to them (2.60 -> 2.42 us a row, the same
+numbers); inlining ``_add_rows`` or ``head_row`` lets LLVM reorder their sums otherwise and is slower.
 
 Nothing imports this module but the lazy loaders of inference.py (the forward pass: only in a
 process on numba from its first call, since it is not bit for bit; engine/compiled.py) and of
@@ -93,7 +97,7 @@ def _add_rows(h, w, index, count, source, width):
         q += 1
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, inline="always")
 def _forward_row(x, weights, biases, head_t, head_b, backgammon, o, a, h, index):
     """One row of inputs ``x`` (I,) float32 through the net into ``o`` (K,) float64; ``a``, ``h`` (float32)
     and ``index`` (int64) are scratch of the widest layer's length. Each layer adds up the weight rows
