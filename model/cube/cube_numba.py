@@ -21,7 +21,7 @@ from numba import njit
 _OVER, _BEAROFF2, _BEAROFF1, _RACE, _CRASHED, _CONTACT = 0, 4, 6, 8, 9, 10
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _crashed(side):
     """decisions.py's ``_is_crashed`` of one side (25,)."""
     n = 6
@@ -36,7 +36,7 @@ def _crashed(side):
     return tot <= n + p2 - 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _class_and_x(mover, opp, constants):
     """(class, cube efficiency) of the position whose side on roll has ``mover`` (25,) and whose
     opponent has ``opp`` (25,), each side's checkers on its own points 1..24 and bar (slot 24)."""
@@ -81,7 +81,7 @@ def class_and_efficiency(positions, constants, classes, efficiency):
         classes[r], efficiency[r] = _class_and_x(mover, opp, constants)
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy", inline="always")
 def _money_value(q, x, owner, jacoby):
     """decisions.py's ``checker_play_value`` of one play in a money game, cubeful (``money_checker_values``)."""
     k = 0.0 if (jacoby and owner == 0) else 1.0
