@@ -8,7 +8,10 @@ positions with their dice, 1,024 race positions) in both programs, on the same n
 rounds that take turns so that other load on the machine falls on both; the figures are medians over
 the rounds. In-process rows are timed in CPU seconds of the process (``time.process_time``; each side
 single-threaded: numpy gets one BLAS thread through model/runtime.py, gnubg-nn has no threads), so
-that load from other jobs inflates neither; whole commands are timed on the wall clock.
+that load from other jobs inflates neither; whole commands are timed on the wall clock. The rows of
+one position at a time give both sides the same positions, one untimed pass over them and then
+``ONE_PASSES`` timed ones (a single pass lasts a millisecond or two, too short to outweigh the cold
+caches left by the rows before it).
 
 gnubg's side:
   - gnubg-nn (the ``gnubg_nn`` module of the ``[gnubg]`` extra, gnubg's C evaluator and move
@@ -90,6 +93,19 @@ def cpu_seconds(f) -> float:
     start = time.process_time()
     f()
     return time.process_time() - start
+
+
+ONE_PASSES = 4
+"""The one-position rows: each side calls its function on every position once untimed, then ONE_PASSES
+times timed (a pass of 256 positions takes a millisecond or two, where what ran before, cold caches,
+weighs on a single timed pass)."""
+
+
+def one_at_a_time(f, n: int) -> float:
+    """Calls per CPU second of ``f(i)`` for i < n, one call at a time, as ``ONE_PASSES`` says."""
+    for i in range(n):
+        f(i)
+    return ONE_PASSES * n / cpu_seconds(lambda: [f(i) for _ in range(ONE_PASSES) for i in range(n)])
 
 
 def gnubg_nn():
@@ -232,10 +248,12 @@ class Bench:
         ours = len(positions) / cpu_seconds(lambda: legal_plays("backgammon", positions, dice))
         return ours, self._gnubg_moves(key)
 
-    def _gnubg_moves(self, key):
+    def _gnubg_moves(self, key, n=None):
         if self.g is None:
             return None
-        moves, boards = self.g.moves, self.boards[key]
+        moves, boards = self.g.moves, self.boards[key][:n]
+        if n is not None:
+            return one_at_a_time(lambda i: moves(boards[i], *self.dice[key][i]), n)
         return len(boards) / cpu_seconds(lambda: [moves(b, x, y) for b, (x, y) in zip(boards, self.dice[key])])
 
     def row_movegen_mid(self):
@@ -249,21 +267,21 @@ class Bench:
 
         n = self.args.single
         pos, dice = self.mid[:n], self.mid_dice[:n]
-        ours = n / cpu_seconds(lambda: [legal_plays("backgammon", pos[i:i + 1], dice[i:i + 1]) for i in range(n)])
-        return ours, self._gnubg_moves("mid")
+        return one_at_a_time(lambda i: legal_plays("backgammon", pos[i:i + 1], dice[i:i + 1]), n), self._gnubg_moves("mid", n)
 
     # 0-ply evaluation (evaluations per second)
     def _gnubg_probs(self, key, n=None):
         if self.g is None:
             return None
         probs, boards = self.g.probabilities, self.boards[key][:n]
+        if n is not None:
+            return one_at_a_time(lambda i: probs(boards[i], 0), n)
         return len(boards) / cpu_seconds(lambda: [probs(b, 0) for b in boards])
 
     def row_eval_one(self):
         n = self.args.single
         net, pos = self.bot.net, self.batch[:n]
-        ours = n / cpu_seconds(lambda: [net.probabilities(pos[i:i + 1]) for i in range(n)])
-        return ours, self._gnubg_probs("batch", n)
+        return one_at_a_time(lambda i: net.probabilities(pos[i:i + 1]), n), self._gnubg_probs("batch", n)
 
     def row_eval_batch(self):
         net, pos = self.bot.net, self.batch
@@ -272,17 +290,18 @@ class Bench:
         return ours, self._gnubg_probs("batch")
 
     # the best play through the Python API (positions per second)
-    def _gnubg_best(self, n):
+    def _gnubg_best(self, n, one=False):
         if self.g is None:
             return None
-        best, boards = self.g.best_move, self.boards["mid"][:n]
-        return n / cpu_seconds(lambda: [best(b, x, y, n=0, b=1) for b, (x, y) in zip(boards, self.dice["mid"])])
+        best, boards, dice = self.g.best_move, self.boards["mid"][:n], self.dice["mid"]
+        if one:
+            return one_at_a_time(lambda i: best(boards[i], *dice[i], n=0, b=1), n)
+        return n / cpu_seconds(lambda: [best(b, x, y, n=0, b=1) for b, (x, y) in zip(boards, dice)])
 
     def row_choose_one(self):
         n = self.args.single
         bot, pos, dice = self.bot, self.mid[:n], self.mid_dice[:n]
-        ours = n / cpu_seconds(lambda: [bot.choose(pos[i], dice[i]) for i in range(n)])
-        return ours, self._gnubg_best(n)
+        return one_at_a_time(lambda i: bot.choose(pos[i], dice[i]), n), self._gnubg_best(n, one=True)
 
     def row_choose_batch(self):
         bot, pos, dice = self.bot, list(self.mid), list(self.mid_dice)
