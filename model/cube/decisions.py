@@ -407,7 +407,6 @@ def checker_play_value(probs_after, state: CubeState, x=None):
     return 1.0 - match_cubeful_mwc(theirs, x, state.flipped())
 
 
-
 def play_values(children, probs_after, state: CubeState):
     """``checker_play_value`` of plays at the cube efficiency of the positions they leave: the same
     numbers as ``checker_play_value(probs_after, state, cube_efficiency(flip(children)))``, children
@@ -421,6 +420,7 @@ def play_values(children, probs_after, state: CubeState):
                               np.ascontiguousarray(probs_after, dtype=np.float64), _KERNEL_CONSTANTS,
                               _THEIR_KERNEL_OWNERS[state.owner], bool(state.jacoby), out)
     return out
+
 
 # the names defined here and those re-exported from model/cube/match_equity.py (the cube, score and MWC)
 __all__ = [

@@ -147,8 +147,6 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
     return out
 
 
-
-
 def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool = False) -> dict:
     """The whole answer for one query as the JSON-ready dict documented in nardibot/cli/cmd_hint.py:
     the ranked plays of the dice, or without dice the cube decision (backgammon). ``steps``: each play
