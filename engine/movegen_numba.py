@@ -20,7 +20,7 @@ One position's call (a hint's) is mostly fixed costs, so they are cut down: the 
 take a position's row are inlined into their callers (a row handed to a function that is not is a
 view whose reference count numba's runtime raises and lowers atomically, a quarter of all the time
 in a profile; inlined, numba drops those pairs); ``compiled`` skips numba's dispatcher; and without
-steps no trail is kept. Compiling from nothing takes some 12 s (7 s before the inlining).
+steps no trail is kept. Compiling from nothing takes some 12 s (7 s without the inlining).
 
 Only ``legal_plays`` imports this module, when engine/compiled.py's ``numba_due`` says so; the
 kernel is compiled on first use and kept in numba's disk cache.
@@ -338,8 +338,8 @@ _WORKSPACE_WORDS = 2 * 25 + 2 * _TABLE_SIZE + 50 + _NON_DOUBLE_CAPACITY + 3 * _L
 def workspace():
     """The memory one thread's calls of the kernels work in, about 2.7 MB: positions (R, 28) int8,
     step trails (R, 4, 2) int8, flags (F,) bool and words (W,) int64, made once and passed to every
-    call, so that a call allocates nothing but its answer (it allocated some 20 work arrays, 2.5 MB of
-    them where the batch had a double). Four arrays, each cut into its parts by slicing alone (a
+    call, so that a call allocates nothing but its answer (rather than some 20 work arrays, 2.5 MB of
+    them where the batch has a double). Four arrays, each cut into its parts by slicing alone (a
     reshape is a call into numba's runtime). Not to be shared by two calls at once."""
     return (np.empty((_WORKSPACE_ROWS, NUM_SLOTS), dtype=np.int8), np.empty((_WORKSPACE_ROWS, 4, 2), dtype=np.int8),
             np.empty(_WORKSPACE_FLAGS, dtype=np.bool_), np.empty(_WORKSPACE_WORDS, dtype=np.int64))
