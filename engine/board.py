@@ -135,15 +135,17 @@ def has_contact(game: str, positions: np.ndarray) -> np.ndarray:
 
 def validate(game: str, position: np.ndarray) -> None:
     """Raise PositionError with the reason if one position (28,) breaks its game's rules."""
+    validated_slots(game, position)
+
+
+def validated_slots(game: str, position: np.ndarray) -> list[int]:
+    """The 28 slots of one position as Python ints (28 numbers are quicker summed without arrays),
+    once ``validate``'s checks pass; PositionError with the reason where they do not."""
     check_game(game)
     pos = np.asarray(position)
     if pos.shape != (NUM_SLOTS,):
         raise PositionError(f"a position has {NUM_SLOTS} slots, got shape {pos.shape}")
-    check_slots(game, pos.astype(np.int64).tolist())  # Python ints: 28 numbers are quicker summed without arrays
-
-
-def check_slots(game: str, slots: list[int]) -> None:
-    """``validate`` of one position given as its 28 slots, a list of Python ints."""
+    slots = pos.astype(np.int64).tolist()
     if slots[BAR] < 0 or slots[OPP_BAR] < 0 or slots[OFF] < 0 or slots[OPP_OFF] < 0:
         raise PositionError("bar and borne-off counts must not be negative")
     board = slots[:24]
@@ -157,10 +159,9 @@ def check_slots(game: str, slots: list[int]) -> None:
         raise PositionError("both sides have borne off all their checkers")
     if game == "nardi" and (slots[BAR] or slots[OPP_BAR]):
         raise PositionError("long nardi has no bar: nothing is ever hit")
-    if game == "backgammon":
-        # A side that has borne off must have had every checker home at the time; a checker hit
-        # afterwards may be anywhere, so nothing more can be checked there.
-        pass
+    # Backgammon: a side that has borne off must have had every checker home at the time; a checker
+    # hit afterwards may be anywhere, so nothing more can be checked there.
+    return slots
 
 
 def is_valid(game: str, positions: np.ndarray) -> np.ndarray:

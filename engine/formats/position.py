@@ -30,9 +30,8 @@ from engine.board import (
     OPP_OFF,
     PositionError,
     check_game,
-    check_slots,
     flip,
-    validate,
+    validated_slots,
 )
 from engine.errors import FormatError
 from engine.formats.match_id import (
@@ -129,11 +128,16 @@ def read_json_position(game: str, data: dict | str) -> np.ndarray:
 
 def _validated(game: str, position: np.ndarray) -> np.ndarray:
     """The position if it is valid for ``game``, else FormatError with board.validate's reason."""
+    _validated_slots(game, position)
+    return position
+
+
+def _validated_slots(game: str, position: np.ndarray) -> list[int]:
+    """board.validated_slots, its PositionError a FormatError."""
     try:
-        validate(game, position)
+        return validated_slots(game, position)
     except PositionError as err:
         raise FormatError(str(err)) from None
-    return position
 
 
 # ----------------------------------------------------------------------------------------------
@@ -151,14 +155,7 @@ def write_position_id(position: np.ndarray) -> str:
     "For each slot write one 1-bit per checker, then one 0-bit", the side not on roll first, padded
     to 80 bits and packed least-significant first (docs/FORMATS.md).
     """
-    position = np.asarray(position)
-    if position.shape != (NUM_SLOTS,):
-        _validated("backgammon", position)  # the shape's error
-    slots = position.astype(np.int64).tolist()
-    try:
-        check_slots("backgammon", slots)
-    except PositionError as err:
-        raise FormatError(str(err)) from None
+    slots = _validated_slots("backgammon", position)
     board = slots[:24]
     theirs = [_RUNS[-v] if v < 0 else "0" for v in reversed(board)]  # the side not on roll: their p is our 25 - p
     ours = [_RUNS[v] if v > 0 else "0" for v in board]
