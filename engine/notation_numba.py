@@ -6,8 +6,9 @@ a third of a 0-ply hint. This kernel follows the same rules for all of a positio
 call, into one ASCII buffer that the caller cuts at ``ends``: each play's steps as (source,
 destination), sorted high to low, a step joined to an earlier path ending on its source (the point
 kept only where an opponent's checker stood before the play), identical paths counted, a star on
-kept points and on the first landing on each point where an opponent's checker stood. The Python code stays
-the reference: tests/engine/test_notation.py compares the two on thousands of positions of both games.
+kept points and on the first landing on each point where an opponent's checker stood. The Python
+code stays the reference: tests/engine/test_notation_numba.py compares the two on thousands of
+positions of both games.
 
 Only engine/notation.py imports this module, when engine/compiled.py's ``numba_due`` says so.
 """

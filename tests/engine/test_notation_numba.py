@@ -72,9 +72,9 @@ def test_known_texts():
 
     position = read_position_id("4HPwATDgc/ABMA")  # the opening position
     _, _, taken = legal_plays("backgammon", position[None], np.array([[6, 6]]), with_steps=True)
-    use_numba(True)
+    previous = use_numba(True)
     try:
         moves = format_generated_many("backgammon", position, taken)
     finally:
-        use_numba(None)
+        use_numba(previous)
     assert "24/18(2) 13/7(2)" in moves
