@@ -37,7 +37,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.board import flip
 from engine.cube_state import CubeOwner
 from engine.groups import group_argmax, group_starts
 from model.cube import decisions as cube
@@ -113,14 +112,14 @@ class CubePolicy:
         """(N,) value of each child for its mover at its game's view (module docstring)."""
         if self.game != "backgammon":
             return cubeless_equity(self.game, probs)
-        if self.checker == "cubeful" and (len(views) == 1 or all(view == views[0] for view in views)):
-            return cube.play_values(children, probs, views[0])  # one view (a hint, a game): one pass
-        x = cube.cube_efficiency(flip(self.game, children)) if self.checker == "cubeful" else None
+        found = [(views[0], None)] if len(views) == 1 else groups(list(views))  # one view: a hint, a game
         values = np.empty(len(children))
-        found = groups(list(views))
         for view, idx in found:
             rows = slice(None) if len(found) == 1 else np.flatnonzero(np.isin(parent, idx))
-            values[rows] = cube.checker_play_value(probs[rows], view, None if x is None else x[rows])
+            if self.checker == "cubeful":  # each play at the cube efficiency of the position it leaves
+                values[rows] = cube.play_values(children[rows], probs[rows], view)
+            else:
+                values[rows] = cube.checker_play_value(probs[rows], view)
         return values
 
     def rank_plays(self, children: np.ndarray, parent: np.ndarray, views, include=None) -> tuple:
