@@ -81,24 +81,6 @@ def _sums(own, lo, hi):
 
 # --- the hits of the 21 rolls (contact_hits.py, one position) ------------------------------------
 
-@njit(cache=True)
-def _non_double_from_bar(shooters, open_, blots, bar, high, low):
-    """contact_hits.non_doubles_from_bar for one position and roll (``bar`` >= 1)."""
-    enter_high = (BAR_BIT >> high) & open_
-    enter_low = (BAR_BIT >> low) & open_
-    if bar > 1:
-        return (enter_high | enter_low) & blots, (enter_high & blots) != 0 and (enter_low & blots) != 0
-    hit = 0
-    two = False
-    for enter, other in ((enter_high, low), (enter_low, high)):
-        entered_hit = enter & blots
-        after = ((shooters | enter) >> other) & blots
-        if enter != 0:
-            hit |= entered_hit | after
-        two |= entered_hit != 0 and (after & ~entered_hit) != 0
-    return hit, two
-
-
 _HIGH = np.array([high for high in range(2, 7) for low in range(1, high)] + [2], dtype=np.int64)
 _LOW = np.array([low for high in range(2, 7) for low in range(1, high)] + [1], dtype=np.int64)
 _WAYS = np.array([2] * 15 + [0], dtype=np.int64)
@@ -133,6 +115,32 @@ def _non_doubles_off_bar(shooters, singles, open_, blots):
         both |= (first != 0) & ((direct_low & ~taken) != 0)
         taken = second | (((second << high) & singles) >> low)
         both |= (second != 0) & ((direct_low & ~taken) != 0)
+        loss += ways * max(63 - _leading_zeros(hit), 0)
+        one += ways * (hit != 0)
+        two += ways * both
+    return loss, one, two
+
+
+@njit(cache=True)
+def _non_doubles_from_bar(shooters, open_, blots, bar):
+    """contact_hits.non_doubles_from_bar for one position with ``bar`` >= 1 checkers to enter and all 15
+    non-doubles at once, summed as ``_non_doubles_off_bar`` does: with two or more on the bar both dice
+    enter, else one die enters and the other may move any checker on."""
+    loss = one = two = 0
+    for k in range(16):
+        high, low, ways = _HIGH[k], _LOW[k], _WAYS[k]
+        enter_high = (BAR_BIT >> high) & open_
+        enter_low = (BAR_BIT >> low) & open_
+        if bar > 1:
+            hit = (enter_high | enter_low) & blots
+            both = ((enter_high & blots) != 0) & ((enter_low & blots) != 0)
+        else:
+            hit_high = enter_high & blots
+            after_high = ((shooters | enter_high) >> low) & blots
+            hit_low = enter_low & blots
+            after_low = ((shooters | enter_low) >> high) & blots
+            hit = ((hit_high | after_high) & -np.int64(enter_high != 0)) | ((hit_low | after_low) & -np.int64(enter_low != 0))
+            both = ((hit_high != 0) & ((after_high & ~hit_high) != 0)) | ((hit_low != 0) & ((after_low & ~hit_low) != 0))
         loss += ways * max(63 - _leading_zeros(hit), 0)
         one += ways * (hit != 0)
         two += ways * both
@@ -188,14 +196,9 @@ def _hit_features(shooters, singles, open_, blots, bar):
     loss, one, two = _doubles(shooters, open_, blots, bar)  # sums over the 36 rolls of whole numbers
     if bar == 0:
         more_loss, more_one, more_two = _non_doubles_off_bar(shooters, singles, open_, blots)
-        loss, one, two = loss + more_loss, one + more_one, two + more_two
     else:
-        for high in range(2, 7):
-            for low in range(1, high):
-                hit, both = _non_double_from_bar(shooters, open_, blots, bar, high, low)
-                loss += 2 * max(_highest_bit(hit), 0)
-                one += 2 * (hit != 0)
-                two += 2 * both
+        more_loss, more_one, more_two = _non_doubles_from_bar(shooters, open_, blots, bar)
+    loss, one, two = loss + more_loss, one + more_one, two + more_two
     return (np.float32(loss) / np.float32(36 * 12), np.float32(one) / np.float32(36),
             np.float32(two) / np.float32(36))
 
