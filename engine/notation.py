@@ -110,7 +110,24 @@ def format_generated_many(game: str, before, taken) -> list[str]:
         out = format_step_lists(game, before, generated_steps(taken))
         charge_numpy(time.perf_counter() - start)
         return out
-    text, ends = kernel(np.ascontiguousarray(before, dtype=np.int8), np.ascontiguousarray(taken, dtype=np.int8),
+    return _kernel_texts(kernel, game, np.asarray(before)[None], np.zeros(len(taken), dtype=np.int64), taken)
+
+
+def format_generated_each(game: str, befores, taken) -> list[str]:
+    """Notation of one play of each of many positions: play i (``taken[i]``, as ``format_generated_many``
+    reads it) of the position ``befores[i]`` (``Bot.choose_batch``'s best plays: one kernel call for
+    all of them with numba)."""
+    kernel = _kernel()
+    if kernel is None or len(taken) == 0:
+        start = time.perf_counter()
+        out = [format_step_lists(game, before, generated_steps(taken[i:i + 1]))[0] for i, before in enumerate(befores)]
+        charge_numpy(time.perf_counter() - start)
+        return out
+    return _kernel_texts(kernel, game, befores, np.arange(len(taken), dtype=np.int64), taken)
+
+
+def _kernel_texts(kernel, game: str, befores, owner: np.ndarray, taken) -> list[str]:
+    text, ends = kernel(np.ascontiguousarray(befores, dtype=np.int8), owner, np.ascontiguousarray(taken, dtype=np.int8),
                         game == "backgammon")
     text = text.tobytes().decode("ascii")
     starts = [0, *ends[:-1].tolist()]
@@ -547,5 +564,5 @@ def _why_not_legal(game, dice, played, legal) -> str:
     return f"not a legal play of {dice[0]}-{dice[1]}"
 
 
-__all__ = ["NO_PLAY", "format_generated_many", "format_play", "format_plays", "format_step_lists", "generated_steps",
+__all__ = ["NO_PLAY", "format_generated_each", "format_generated_many", "format_play", "format_plays", "format_step_lists", "generated_steps",
            "group_steps", "parse_play", "partial_play", "play_steps", "read_legs", "steps"]

@@ -39,15 +39,14 @@ def _put_point(buf, n, point):
 
 
 @njit(cache=True)
-def notation_kernel(before, taken, backgammon):
+def notation_kernel(befores, owner, taken, backgammon):
     """The notation of each play (``taken`` (N, 4, 2) int8: the generator's (source, die) steps, (0, 0)
-    past the last) of the position ``before`` (28,) int8, as (buffer uint8, ends (N,) int64): play i's
-    text is ``buffer[ends[i - 1]:ends[i]]``; an empty play writes nothing."""
+    past the last) of its position ``befores[owner[i]]`` (``befores`` (P, 28) int8, ``owner`` (N,)
+    int64: one position's plays, or each of many positions' best), as (buffer uint8, ends (N,) int64):
+    play i's text is ``buffer[ends[i - 1]:ends[i]]``; an empty play writes nothing."""
     hit = np.zeros(26, dtype=np.bool_)  # points 1..24 where an opponent's checker stands before the play
-    if backgammon:
-        for p in range(1, 25):
-            hit[p] = before[p - 1] < 0
     n_plays = taken.shape[0]
+    seen = -1
     buf = np.empty(n_plays * _PER_PLAY, dtype=np.uint8)
     ends = np.empty(n_plays, dtype=np.int64)
     src = np.empty(4, dtype=np.int64)
@@ -58,6 +57,11 @@ def notation_kernel(before, taken, backgammon):
     starred = np.empty(26, dtype=np.bool_)
     n = 0
     for r in range(n_plays):
+        if backgammon and owner[r] != seen:
+            seen = owner[r]
+            before = befores[seen]
+            for p in range(1, 25):
+                hit[p] = before[p - 1] < 0
         m = 0
         for k in range(taken.shape[1]):
             s = np.int64(taken[r, k, 0])

@@ -27,9 +27,9 @@ from engine.formats.position import (
     write_match_id,
     write_position_id,
 )
-from engine.groups import group_starts
+from engine.groups import group_argmax, group_starts
 from engine.movegen import legal_plays
-from engine.notation import format_generated_many, generated_steps
+from engine.notation import format_generated_each, format_generated_many, generated_steps
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
@@ -131,6 +131,8 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
     value, probs, depth, key = _scores(bot, positions, dice, children, parent,
                                        ranking_views(game, views, settings), settings)
     start, count = group_starts(parent, len(positions))
+    if best_only and key is None and len(positions):
+        return _best_rankings(game, positions, children, parent, steps, value, probs, depth, start, count)
     out = []
     for i in range(len(positions)):
         block = np.arange(start[i], start[i] + count[i])
@@ -145,6 +147,17 @@ def rank_positions(bot, positions: np.ndarray, dice: np.ndarray, views, settings
         out.append(Ranking(children[block], moves, value[block], None if probs is None else probs[block],
                            depth[block], taken))
     return out
+
+
+def _best_rankings(game, positions, children, parent, steps, value, probs, depth, start, count) -> list[Ranking]:
+    """``rank_positions``' answer with ``best_only`` for a network: each position's first play in
+    ``ranking_order`` (looked at most deeply, then the highest value, ties to the first), picked for
+    all positions at once, and the notation of all of them in one call."""
+    deepest = np.repeat(np.maximum.reduceat(depth, start), count)
+    best = group_argmax(np.where(depth == deepest, value, -np.inf), parent, len(positions))
+    moves = format_generated_each(game, positions, steps[best])
+    return [Ranking(children[b:b + 1], [move], value[b:b + 1], None if probs is None else probs[b:b + 1],
+                    depth[b:b + 1], steps[b:b + 1]) for b, move in zip(best.tolist(), moves)]
 
 
 def hint(bot, query: Query, settings: HintSettings = HintSettings(), steps: bool = False) -> dict:

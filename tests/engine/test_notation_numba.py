@@ -14,7 +14,7 @@ from engine import notation
 from engine.board import start_position
 from engine.compiled import use_numba
 from engine.movegen import ALL_ROLLS, legal_plays
-from engine.notation import format_generated_many
+from engine.notation import format_generated_each, format_generated_many
 from engine.tools.sample import KINDS, random_positions
 from tests.net.test_encode_numba import scattered
 
@@ -26,6 +26,7 @@ def assert_same_notation(game, positions, dice, first_turn=None):
     plays were compared."""
     _, parent, taken = legal_plays(game, positions, dice, first_turn, with_steps=True)
     compared = 0
+    lasts = []  # each position's last play and its text, for format_generated_each
     for i in range(len(positions)):
         rows = np.flatnonzero(parent == i)
         previous = use_numba(False)
@@ -38,6 +39,16 @@ def assert_same_notation(game, positions, dice, first_turn=None):
             use_numba(previous)
         assert compiled == reference, (game, positions[i].tolist(), dice[i].tolist())
         compared += len(rows)
+        lasts.append((rows[-1], reference[-1]))
+    rows = np.array([row for row, _ in lasts])
+    previous = use_numba(False)
+    try:  # one play of each position, all positions in one call: the same texts on both paths
+        each_reference = format_generated_each(game, positions, taken[rows])
+        use_numba(True)
+        each_compiled = format_generated_each(game, positions, taken[rows])
+    finally:
+        use_numba(previous)
+    assert each_reference == each_compiled == [text for _, text in lasts]
     return compared
 
 
