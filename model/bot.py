@@ -25,7 +25,13 @@ from engine.errors import FormatError
 from engine.formats.position import write_json_positions
 from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.service.hint import HintSettings, rank_positions
-from model.service.query import cube_view_of, read_dice, read_position, read_position_and_info
+from model.service.query import (
+    cube_view_of,
+    read_dice,
+    read_position,
+    read_position_and_info,
+    read_valid_arrays,
+)
 from model.service.rollout_settings import RolloutSettings
 
 __all__ = ["Bot", "read_dice", "read_position"]
@@ -83,7 +89,10 @@ class Bot:
         """The positions (B, 28) and the cube view of each, as ``hint`` reads them: a Match ID's or an
         XGID's cube and score, else money with a centred cube (model/service/query.py's
         ``cube_view_of``); None in long nardi."""
-        read = [read_position_and_info(self.game, p) for p in positions]
+        pos = read_valid_arrays(self.game, positions)
+        if pos is not None:  # arrays, all valid: checked at once, and no ID to read
+            return pos, [None if self.game != "backgammon" else cube_view_of(pos[0], None, None)] * len(pos)
+        read = [read_position_and_info(self.game, p) for p in positions]  # the reason, where one is bad
         pos = np.stack([p for p, _ in read]) if read else np.zeros((0, 28), np.int8)
         if self.game != "backgammon":
             return pos, [None] * len(pos)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 from engine.board import start_position
+from engine.compiled import use_numba
 from engine.errors import FormatError
 from engine.formats.position import read_json_position, write_json_position
 from engine.movegen import legal_plays
@@ -70,6 +71,11 @@ def test_bad_input_is_refused_with_a_reason(tiny, tmp_path):
         bot.choose(START_ID, [7, 1])
     with pytest.raises(FormatError):
         bot.choose({"board": [1] * 24, "bar": [0, 0], "off": [0, 0]}, [3, 1])
+    start = start_position("backgammon")
+    bad = start.copy()
+    bad[5] += 1  # arrays are checked together, and one bad array among them is named as one alone is
+    with pytest.raises(FormatError, match="16 checkers"):
+        bot.choose_batch([start, start, bad], [[3, 1]] * 3)
     with pytest.raises(ValueError):
         Bot.load("no-such-bot")
     with pytest.raises(CheckpointError, match="not found"):
@@ -140,6 +146,12 @@ def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
     positions, dice = random_positions(game, 80, seed=5)
     positions, dice = list(positions), list(dice)
     assert bot.choose_batch(positions, dice) == [plays[0] for plays in bot.rank_batch(positions, dice)]
+    if name is None and game == "backgammon":  # and with the compiled kernels (the notation of all at once)
+        previous = use_numba(True)
+        try:
+            assert bot.choose_batch(positions, dice) == [plays[0] for plays in bot.rank_batch(positions, dice)]
+        finally:
+            use_numba(previous)
     for p, d in zip(positions[:10], dice[:10]):
         assert bot.choose(p, d) == bot.rank(p, d)[0]
     if game == "backgammon":

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.board import check_game, validate
+from engine.board import check_game, is_valid, validate
 from engine.cube_state import CubeOwner
 from engine.errors import FormatError
 from engine.formats.match_id import cube_owner_code, shortened
@@ -46,6 +46,17 @@ def read_position_and_info(game: str, position) -> tuple[np.ndarray, MatchInfo |
     if isinstance(position, dict):
         return read_json_position(game, position), None
     return read_position_text(game, position)
+
+
+def read_valid_arrays(game: str, positions) -> np.ndarray | None:
+    """Many positions given as arrays at once: (B, 28) int8 when every one is a (28,) array that
+    ``read_position_and_info`` would accept (``engine.board.is_valid``: its checks, for all rows in a
+    few array operations), else None, and the caller reads them one at a time to say what is wrong."""
+    check_game(game)
+    if not positions or not all(isinstance(p, np.ndarray) and p.shape == (28,) for p in positions):
+        return None
+    pos = np.stack(positions).astype(np.int8)
+    return pos if is_valid(game, pos).all() else None
 
 
 def read_dice(dice) -> np.ndarray:
