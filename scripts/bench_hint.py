@@ -4,7 +4,8 @@
                                  [--plies 0,1,2] [--gnubg /usr/games/gnubg] [--json FILE]
 
 Each position is a seeded middle-game position with its dice (engine.tools.sample); every run is a
-fresh process, as a user would start it: ours `python evaluate.py hint POSITION --dice D --ply N`,
+fresh process, as a user would start it (with Python's bytecode cache, written by one untimed run
+first: scripts/bench_vs_gnubg.py's ``user_env``): ours `python evaluate.py hint POSITION --dice D --ply N`,
 gnubg's a whole gnubg 1.07 process that sets the board and dice and runs ``hint`` with its
 evaluation at N plies (scripts/bench_vs_gnubg.py's ``gnubg_hint_command``; its own move filter, as
 ours: up to 8 plays within 0.16 go on deeper). Prints the median and the slowest run per ply, and
@@ -40,7 +41,7 @@ def main(argv: list[str]) -> int:
         parser.error(f"--plies must be comma-separated whole numbers, got {args.plies!r}")
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "scripts"))
-    from bench_vs_gnubg import gnubg_hint_command
+    from bench_vs_gnubg import gnubg_hint_command, user_env
 
     from engine.formats.position import write_position_id
     from engine.tools.sample import random_positions
@@ -49,13 +50,15 @@ def main(argv: list[str]) -> int:
     positions, dice = random_positions("backgammon", args.positions, seed=args.seed, kind="midgame")
     jobs = [(write_position_id(pos), f"{roll[0]}{roll[1]}") for pos, roll in zip(positions, dice)]
     result = {}
+    subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "hint", jobs[0][0], "--dice", jobs[0][1],  # untimed:
+                    "--bot", args.checkpoint], capture_output=True, check=False, env=user_env())  # the bytecode cache
     for ply in plies:
         times, theirs = [], []
         for position, roll in jobs:
             cmd = [sys.executable, str(ROOT / "evaluate.py"), "hint", position, "--dice", roll,
                    "--bot", args.checkpoint, "--ply", str(ply)]
             start = time.perf_counter()
-            proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+            proc = subprocess.run(cmd, capture_output=True, text=True, check=False, env=user_env())
             times.append(time.perf_counter() - start)
             if proc.returncode != 0:
                 print(f"error: hint failed: {proc.stderr.strip()}", file=sys.stderr)
