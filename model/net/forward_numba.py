@@ -19,7 +19,8 @@ row's sums: ``FAST``), so the probabilities agree with the numpy path to float32
 bit: tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of positions of both
 games (it is a few 1e-7 in practice). A row's numbers do not depend on the batch it comes in.
 CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 5 us for one position
-through ExactEndgames, about 2.4 us in batches (the matrix library: 14 and 3.8 to 4.0).
+through ExactEndgames, about 2.15 us in batches, of which the inputs 0.56 (the matrix library: 14 and 3.8
+to 4.0).
 ``_forward_row`` and the functions of the inputs that take a row's arrays (encode_numba.py's
 ``_sides``, ``_units``, ``_both_features``, ``_side_features``) are inlined into the fused kernel, so
 that numba drops the reference counting of the arrays handed to them (2.60 -> 2.42 us a row, the same
