@@ -42,7 +42,9 @@ changes over after its warm-up (engine/compiled.py); NARDIBOT_NO_NUMBA=1 runs th
 The physical limit: FLOPs of one evaluation of the shipped net (two per multiply-add of its layers)
 and of gnubg's contact net (250 inputs, 128 hidden units, 5 outputs: gnubg 1.07's documented sizes),
 this machine's measured float32 matrix-product rate on one core (numpy, (4096, 256) @ (256, 256)),
-and the share of that rate each evaluation row reaches.
+and the share of that rate each evaluation row reaches. Beside gnubg-nn's rate of one position per
+Python call, gnubg's own loop over its evaluator (its ``calibrate`` command, one thread) shows what
+the calls cost it. Our whole commands run with Python's bytecode cache (``user_env``).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -145,6 +148,15 @@ def gnubg_hint_command(gnubg: str, position: str, dice: str, ply: int) -> float:
         subprocess.run([gnubg, "-t", "-q", "-r", "-p", str(script)], capture_output=True, text=True,
                        env=env, cwd=tmp, timeout=600, check=True)
         return time.perf_counter() - start
+
+
+def gnubg_calibrate(gnubg: str) -> float | None:
+    """gnubg's own figure for its evaluator, without a Python call per position: the static evaluations
+    a second that its ``calibrate`` command reports on one thread (None where it says nothing)."""
+    done = subprocess.run([gnubg, "-t", "-q"], input="set threads 1\ncalibrate 20000\nquit\n", capture_output=True,
+                          text=True, timeout=600, check=False)
+    found = re.search(r"Calibration result: ([0-9.]+) static evaluations/second", done.stdout)
+    return float(found.group(1)) if found else None
 
 
 def user_env() -> dict:
@@ -479,6 +491,11 @@ def main(argv: list[str]) -> int:
         print(f"  the compiled kernel skips zero inputs and inactive units: {sparse:,.0f} FLOPs a row on these "
               f"positions ({sparse / bench.flops:.0%} of the dense products), reading {weight_bytes / 1024:.0f} KB of "
               f"weight rows scattered through the cache (what bounds it, with the inputs)")
+    calibrate = bench.gnubg and gnubg_calibrate(bench.gnubg)
+    if calibrate:
+        print(f"  gnubg's own loop over its C evaluator (its calibrate command, one thread): {calibrate / 1e3:,.1f}k static "
+              f"evaluations/s, against gnubg-nn's {table['eval_batch']['gnubg'] / 1e3:,.1f}k a Python call per position "
+              "above (gnubg-nn has no batch call)")
     for key in ("eval_one", "eval_batch"):
         row = table[key]
         share = f"ours {row['ours'] * bench.flops / sgemm:.1%}"
@@ -495,7 +512,8 @@ def main(argv: list[str]) -> int:
                                                "flops": {"ours": bench.flops, "gnubg": GNUBG_FLOPS,
                                                          "ours_sparse": sparse,
                                                          "ours_sparse_weight_bytes": weight_bytes}, "kernels": args.kernels,
-                                               "matrix_seconds_one": matrix[0], "layers": matrix[1]}, indent=1) + "\n")
+                                               "matrix_seconds_one": matrix[0], "layers": matrix[1],
+                                               "gnubg_calibrate": calibrate or None}, indent=1) + "\n")
     return 0
 
 
