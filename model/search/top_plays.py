@@ -22,15 +22,21 @@ Scores are pubeval's (model/net/pubeval.py) in fixed point, units of 2^-24: inte
 orders of moves that reach the same position reach the same score, and *distinct* means distinct
 score (two different plays with exactly the same score count as one; a play that bears off the last
 checker scores above all others). Backgammon only, as pubeval is.
+
+Where numba runs (engine/compiled.py), model/search/top_plays_numba.py's kernel does the same search
+one (position, roll) after another and returns the same arrays bit for bit, over ten times faster; the
+numpy code here stays the reference (tests/search/test_top_plays_numba.py compares the two).
 """
 
 from __future__ import annotations
 
+import time
 from functools import lru_cache
 
 import numpy as np
 
 from engine.board import CHECKERS, OFF, OPP_BAR, has_contact
+from engine.compiled import Kernels, charge_numpy
 from engine.movegen import ALL_ROLLS, legal_plays
 from engine.rules import single_die_moves
 from model.net.pubeval import flat_tables, table_cells
@@ -44,6 +50,9 @@ KEY_GROUP = 2**38  # top_distinct's sort key: group * KEY_GROUP - score
 ROLLS = len(ALL_ROLLS)
 DOUBLE = ALL_ROLLS[:, 0] == ALL_ROLLS[:, 1]
 BAR_SOURCE = 24  # the source slot of a checker entering from the bar (not scored: pubeval ignores our bar)
+KERNEL_WIDTH = 64
+"""The widest ``k`` and ``beam`` the compiled kernel takes (model/search/top_plays_numba.py's
+MAX_WIDTH); wider searches (the tests of the beam's exactness) run the numpy code."""
 
 
 @lru_cache(maxsize=1)
@@ -162,6 +171,11 @@ def luck_plays(game: str, positions: np.ndarray, k: int, beam: int = 6):
     if game != "backgammon":
         raise ValueError("the luck's plays are pubeval's: backgammon only")
     positions = np.ascontiguousarray(positions, dtype=np.int8)
+    kernel = _kernel()
+    if kernel is not None and positions.ndim == 2 and 1 <= k <= KERNEL_WIDTH and 1 <= beam <= KERNEL_WIDTH:
+        points, extra = _tables()
+        return kernel(positions, int(k), int(beam), ALL_ROLLS, points, extra, *_move_tables())
+    started = time.perf_counter()
     n = len(positions)
     contact = has_contact(game, positions)
     out: list[tuple[np.ndarray, np.ndarray]] = []
@@ -233,7 +247,18 @@ def luck_plays(game: str, positions: np.ndarray, k: int, beam: int = 6):
     children = np.concatenate([c for c, _ in out])
     group = np.concatenate([g for _, g in out])
     order = np.argsort(group, kind="stable")
-    return children[order], group[order]
+    children, group = children[order], group[order]
+    charge_numpy(time.perf_counter() - started)
+    return children, group
+
+
+def _import_kernel():
+    from model.search.top_plays_numba import luck_kernel
+
+    return luck_kernel
+
+
+_kernel = Kernels(_import_kernel)
 
 
 __all__ = ["luck_plays", "scores", "top_distinct"]
