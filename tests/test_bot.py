@@ -75,7 +75,7 @@ def test_bad_input_is_refused_with_a_reason(tiny, tmp_path):
     bad = start.copy()
     bad[5] += 1  # arrays are checked together, and one bad array among them is named as one alone is
     with pytest.raises(FormatError, match="16 checkers"):
-        bot.choose_batch([start, start, bad], [[3, 1]] * 3)
+        bot.choose_batch([start] * 8 + [bad], [[3, 1]] * 9)
     with pytest.raises(ValueError):
         Bot.load("no-such-bot")
     with pytest.raises(CheckpointError, match="not found"):
