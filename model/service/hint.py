@@ -34,15 +34,11 @@ from model.net.equity import OUTPUT_NAMES, cubeless_equity
 from model.net.evaluator import child_probabilities
 from model.players.cube_policy import CHECKER_PLAY, CubePolicy, ranking_order
 from model.players.lookahead_player import CUBELESS_MONEY
-from model.service.query import Query, cube_json, cube_view_of
+from model.service.query import BATCH_AT, Query, cube_json, cube_view_of
 
 NO_CUBE = "long nardi has no doubling cube"
 CRAWFORD_CUBE = "No double: the cube is not available in the Crawford game"
 """The "action" of a cube decision in the Crawford game, where no side may double (engine/cube_state.py)."""
-BATCH_AT = 8
-"""From this many positions on, the best play of each (``Bot.choose_batch``) is picked and written for
-all at once: those array operations cost some 30 us whatever the batch, one position's own way about
-14 us, so fewer positions go one at a time (``Bot.choose``: 115 against 172 us a position)."""
 EVALUATION_KEYS = ("game", "bot", "ply", "position", "position_id", "match_id", "cube", "evaluation")
 """The entries of a hint that make the evaluation of a position (``evaluation``)."""
 

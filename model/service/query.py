@@ -49,7 +49,10 @@ def read_position_and_info(game: str, position) -> tuple[np.ndarray, MatchInfo |
 
 
 BATCH_AT = 8
-"""``read_valid_arrays`` checks this many positions or more at once."""
+"""From this many positions on, a batch is read and answered at once (``read_valid_arrays`` here, the
+best plays of model/service/hint.py's ``rank_positions``): array operations that cost some 15 to 30 us
+whatever the batch, where a position's own way costs 7 to 14 us (``Bot.choose``, one position: 115 us
+against 172 at once)."""
 
 
 def read_valid_arrays(game: str, positions) -> np.ndarray | None:
@@ -58,8 +61,9 @@ def read_valid_arrays(game: str, positions) -> np.ndarray | None:
     checks, for all rows in a few array operations); else None, and the caller reads them one at a
     time (which says what is wrong with a bad one)."""
     check_game(game)
-    if len(positions) < BATCH_AT or not all(isinstance(p, np.ndarray) and p.shape == (28,) for p in positions):
-        return None  # a few positions are quicker read one at a time (is_valid's array operations: some 15 us)
+    if (not isinstance(positions, (list, tuple, np.ndarray)) or len(positions) < BATCH_AT
+            or not all(isinstance(p, np.ndarray) and p.shape == (28,) for p in positions)):
+        return None
     pos = np.stack(positions).astype(np.int8)
     return pos if is_valid(game, pos).all() else None
 
