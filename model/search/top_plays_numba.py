@@ -205,6 +205,23 @@ def _unkey(key):
     return key >> _SHIFT
 
 
+@njit(cache=True, inline="always")
+def _scored_moves(legal, row, die, here, work, moves, leave_at, land_at, off_gain, sc, c_row, c_s, c_t, nc):
+    """Append the moves of ``die`` from the sources in the mask ``legal`` of work row ``row`` (score
+    ``here``) to the candidates from index ``nc``, scored before they are made and keyed by their
+    index (``_key``), in ascending source order; return the new count."""
+    while legal:
+        bit = legal & -legal
+        legal ^= bit
+        s = _lowest_slot(bit)
+        sc[nc] = _key(_score(work, row, s, s - die, here, moves, leave_at, land_at, off_gain), nc)
+        c_row[nc] = row
+        c_s[nc] = s
+        c_t[nc] = s - die
+        nc += 1
+    return nc
+
+
 @njit(cache=True)
 def luck_kernel(positions, k, beam, rolls, points, extra, leave, land):
     """top_plays.luck_plays(game, positions, k, beam) for backgammon: (children (M, 28) int8, group
@@ -298,17 +315,8 @@ def luck_kernel(positions, k, beam, rolls, points, extra, leave, land):
                     b = lo if order == 0 else hi
                     skip = 0 if order == 0 else at_start[hi]
                     for row in range(25 * a, 25 * a + mv_cnt[a]):
-                        legal = _legal(w_mine[row], open_, b) & ~skip
-                        here = w_score[row]
-                        while legal:
-                            bit = legal & -legal
-                            legal ^= bit
-                            s = _lowest_slot(bit)
-                            sc[nc] = _key(_score(work, row, s, s - b, here, moves, leave_at, land_at, off_gain), nc)
-                            c_row[nc] = row
-                            c_s[nc] = s
-                            c_t[nc] = s - b
-                            nc += 1
+                        nc = _scored_moves(_legal(w_mine[row], open_, b) & ~skip, row, b, w_score[row], work, moves,
+                                           leave_at, land_at, off_gain, sc, c_row, c_s, c_t, nc)
                 kept = _select(sc, nc, k, keep)
                 if kept > 0:
                     for i in range(kept):
@@ -345,16 +353,8 @@ def luck_kernel(positions, k, beam, rolls, points, extra, leave, land):
                 for level in range(2, 5):
                     nc = 0
                     for row in range(cur, cur + ncur):
-                        legal = _legal(w_mine[row], open_, d)
-                        here = w_score[row]
-                        while legal:
-                            bit = legal & -legal
-                            legal ^= bit
-                            s = _lowest_slot(bit)
-                            sc[nc] = _key(_score(work, row, s, s - d, here, moves, leave_at, land_at, off_gain), nc)
-                            c_row[nc] = row
-                            c_s[nc] = s
-                            nc += 1
+                        nc = _scored_moves(_legal(w_mine[row], open_, d), row, d, w_score[row], work, moves,
+                                           leave_at, land_at, off_gain, sc, c_row, c_s, c_t, nc)
                     if nc == 0:
                         # no checker moves further: the K best of the plays so far
                         for i in range(ncur):
