@@ -21,7 +21,7 @@ games (it is a few 1e-7 in practice). A row's numbers do not depend on the batch
 CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 5 us for one position
 through ExactEndgames, about 2.15 us in batches, of which the inputs 0.56 (the matrix library: 14 and 3.8
 to 4.0).
-``_forward_row`` and the functions of the inputs that take a row's arrays (encode_numba.py's
+``_forward_rows`` and the functions of the inputs that take a row's arrays (encode_numba.py's
 ``_sides``, ``_units``, ``_both_features``, ``_side_features``) are inlined into the fused kernel, so
 that numba drops the reference counting of the arrays handed to them (2.60 -> 2.42 us a row, the same
 numbers); inlining ``_add_rows`` or ``head_row`` lets LLVM reorder their sums otherwise and is slower.
@@ -98,30 +98,41 @@ def _add_rows(h, w, index, count, source, width):
         q += 1
 
 
+CHUNK = 32
+"""Rows the kernels take through the net together, layer by layer (``_forward_rows``)."""
+
+
 @njit(cache=True, fastmath=FAST, inline="always")
-def _forward_row(x, weights, biases, head_t, head_b, backgammon, o, a, h, index):
-    """One row of inputs ``x`` (I,) float32 through the net into ``o`` (K,) float64; ``a``, ``h`` (float32)
-    and ``index`` (int64) are scratch of the widest layer's length. Each layer adds up the weight rows
-    of its non-zero inputs only (about 55 of the backgammon net's 253 inputs, a quarter of the hidden
-    units after the ReLU), whose indices are gathered first, without a branch per input."""
-    width = x.shape[0]
-    for i in range(width):
-        a[i] = x[i]
+def _forward_rows(a, rows, input_width, weights, biases, head_t, head_b, backgammon, o, h, index):
+    """Rows ``a[:rows]`` of inputs (each (I,) float32 in the first ``input_width`` columns of a row of
+    the widest layer's length) through the net into ``o[:rows]`` (K,) float64; ``h`` (float32) and
+    ``index`` (int64) are scratch of the widest layer's length. Each layer adds up the weight rows of a
+    row's non-zero inputs only (about 55 of the backgammon net's 253 inputs, a quarter of the hidden
+    units after the ReLU), whose indices are gathered first, without a branch per input, and writes
+    the row's units over its inputs. A layer goes through all the rows before the next layer starts:
+    siblings share most of their non-zero inputs, so their weight rows are still in the nearest cache
+    when the next row asks for them (the shipped net: 1.64 -> 1.54 us a row without its inputs).
+    Every row's sums are the same operations in the same order whatever its neighbours: the same
+    numbers in any batch, and as one row alone."""
+    width = input_width
     for layer in range(len(weights)):
         w = weights[layer]
         b = biases[layer]
         out_width = w.shape[1]
-        count = 0
-        for i in range(width):
-            index[count] = i
-            count += a[i] != 0.0
-        for j in range(out_width):
-            h[j] = b[j]
-        _add_rows(h, w, index, count, a, out_width)
-        for j in range(out_width):
-            a[j] = max(h[j], np.float32(0.0))
+        for r in range(rows):
+            ar = a[r]
+            count = 0
+            for i in range(width):
+                index[count] = i
+                count += ar[i] != 0.0
+            for j in range(out_width):
+                h[j] = b[j]
+            _add_rows(h, w, index, count, ar, out_width)
+            for j in range(out_width):
+                ar[j] = max(h[j], np.float32(0.0))
         width = out_width
-    head_row(a, width, head_t, head_b, backgammon, o)
+    for r in range(rows):
+        head_row(a[r], width, head_t, head_b, backgammon, o[r])
 
 
 @njit(cache=True, fastmath=FAST)
@@ -159,11 +170,15 @@ def forward_kernel(x, weights, biases, head_t, head_b, backgammon, out):
     widest = x.shape[1]
     for w in weights:
         widest = max(widest, w.shape[1])
-    a = np.empty(widest, dtype=np.float32)
+    a = np.empty((CHUNK, widest), dtype=np.float32)
     h = np.empty(widest, dtype=np.float32)
     index = np.empty(widest, dtype=np.int64)
-    for r in range(x.shape[0]):
-        _forward_row(x[r], weights, biases, head_t, head_b, backgammon, out[r], a, h, index)
+    for start in range(0, x.shape[0], CHUNK):
+        rows = min(CHUNK, x.shape[0] - start)
+        for r in range(rows):
+            for i in range(x.shape[1]):
+                a[r, i] = x[start + r, i]
+        _forward_rows(a, rows, x.shape[1], weights, biases, head_t, head_b, backgammon, out[start:start + rows], h, index)
 
 
 def _contact_forward_kernel(tables, source):
@@ -183,17 +198,19 @@ def _contact_forward_kernel(tables, source):
         flipped back), and finished games are left to the caller. ``skip_bearoff``: so are the positions
         (seen by the side on roll) that model/net/bearoff.py's ``bearoff_mask`` holds. Rows left are zeros
         in ``out`` and marked in ``left`` (B,) bool; returns how many there are."""
-        widest = positions.shape[1]
+        inputs = 2 * 125 + 3
+        widest = inputs
         for w in weights:
             widest = max(widest, w.shape[1])
-        x = np.empty(2 * 125 + 3, dtype=np.float32)
-        a = np.empty(max(widest, x.shape[0]), dtype=np.float32)
-        h = np.empty(a.shape[0], dtype=np.float32)
-        index = np.empty(a.shape[0], dtype=np.int64)
+        a = np.empty((CHUNK, widest), dtype=np.float32)
+        h = np.empty(widest, dtype=np.float32)
+        index = np.empty(widest, dtype=np.int64)
         own = np.empty(25, dtype=np.int64)
         opp = np.empty(25, dtype=np.int64)
         q = np.empty(28, dtype=np.int8)
-        o = np.empty(5, dtype=np.float64)
+        o = np.empty((CHUNK, 5), dtype=np.float64)
+        held = np.empty(CHUNK, dtype=np.int64)  # the batch row each row of ``a`` holds
+        rows = 0
         if not source:  # never true: ``source`` is read so that numba's cache is keyed on it
             return -1
         tables = (t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10)
@@ -211,17 +228,23 @@ def _contact_forward_kernel(tables, source):
             if left[b]:
                 out[b, :] = 0.0
                 count += 1
-                continue
-            _sides(q, own, opp)
-            _units(own, x, 0, units, 25)
-            _units(opp, x, 125, units, 25)
-            _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
-            _forward_row(x, weights, biases, head_t, head_b, True, o, a, h, index)
-            row = out[b]
-            if children:  # model/net/equity.py's flip_probs
-                row[0], row[1], row[2], row[3], row[4] = 1.0 - o[0], o[3], o[4], o[1], o[2]
             else:
-                row[:] = o
+                x = a[rows]
+                _sides(q, own, opp)
+                _units(own, x, 0, units, 25)
+                _units(opp, x, 125, units, 25)
+                _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
+                held[rows] = b
+                rows += 1
+            if rows == CHUNK or (b == positions.shape[0] - 1 and rows > 0):
+                _forward_rows(a, rows, inputs, weights, biases, head_t, head_b, True, o, h, index)
+                for r in range(rows):
+                    row, p = out[held[r]], o[r]
+                    if children:  # model/net/equity.py's flip_probs
+                        row[0], row[1], row[2], row[3], row[4] = 1.0 - p[0], p[3], p[4], p[1], p[2]
+                    else:
+                        row[:] = p
+                rows = 0
         return count
 
     return contact_forward_kernel
