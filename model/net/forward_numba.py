@@ -19,7 +19,7 @@ row's sums: ``FAST``), so the probabilities agree with the numpy path to float32
 bit: tests/net/test_forward_numba.py bounds the difference at 1e-5 on thousands of positions of both
 games (it is a few 1e-7 in practice). A row's numbers do not depend on the batch it comes in.
 CPU per row of the shipped backgammon net, inputs included (2-core EPYC): 5 us for one position
-through ExactEndgames, about 2.15 us in batches, of which the inputs 0.56 (the matrix library: 14 and 3.8
+through ExactEndgames, about 2.05 us in batches, of which the inputs 0.56 (the matrix library: 14 and 3.8
 to 4.0).
 ``_forward_rows`` and the functions of the inputs that take a row's arrays (encode_numba.py's
 ``_sides``, ``_units``, ``_both_features``, ``_side_features``) are inlined into the fused kernel, so
@@ -170,11 +170,12 @@ def forward_kernel(x, weights, biases, head_t, head_b, backgammon, out):
     widest = x.shape[1]
     for w in weights:
         widest = max(widest, w.shape[1])
-    a = np.empty((CHUNK, widest), dtype=np.float32)
+    chunk = max(min(CHUNK, x.shape[0]), 1)  # one position: one row of scratch
+    a = np.empty((chunk, widest), dtype=np.float32)
     h = np.empty(widest, dtype=np.float32)
     index = np.empty(widest, dtype=np.int64)
-    for start in range(0, x.shape[0], CHUNK):
-        rows = min(CHUNK, x.shape[0] - start)
+    for start in range(0, x.shape[0], chunk):
+        rows = min(chunk, x.shape[0] - start)
         for r in range(rows):
             for i in range(x.shape[1]):
                 a[r, i] = x[start + r, i]
@@ -202,14 +203,15 @@ def _contact_forward_kernel(tables, source):
         widest = inputs
         for w in weights:
             widest = max(widest, w.shape[1])
-        a = np.empty((CHUNK, widest), dtype=np.float32)
+        chunk = max(min(CHUNK, positions.shape[0]), 1)  # one position: one row of scratch
+        a = np.empty((chunk, widest), dtype=np.float32)
         h = np.empty(widest, dtype=np.float32)
         index = np.empty(widest, dtype=np.int64)
         own = np.empty(25, dtype=np.int64)
         opp = np.empty(25, dtype=np.int64)
         q = np.empty(28, dtype=np.int8)
-        o = np.empty((CHUNK, 5), dtype=np.float64)
-        held = np.empty(CHUNK, dtype=np.int64)  # the batch row each row of ``a`` holds
+        o = np.empty((chunk, 5), dtype=np.float64)
+        held = np.empty(chunk, dtype=np.int64)  # the batch row each row of ``a`` holds
         rows = 0
         if not source:  # never true: ``source`` is read so that numba's cache is keyed on it
             return -1
@@ -236,7 +238,7 @@ def _contact_forward_kernel(tables, source):
                 _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
                 held[rows] = b
                 rows += 1
-            if rows == CHUNK or (b == positions.shape[0] - 1 and rows > 0):
+            if rows == chunk or (b == positions.shape[0] - 1 and rows > 0):
                 _forward_rows(a, rows, inputs, weights, biases, head_t, head_b, True, o, h, index)
                 for r in range(rows):
                     row, p = out[held[r]], o[r]
