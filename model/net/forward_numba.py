@@ -1,8 +1,9 @@
-"""The network's forward pass as numba kernels, a row at a time, and the bear-off test of a batch.
+"""The network's forward pass as numba kernels, each row's sums on their own, and the bear-off test of a batch.
 
 model/net/inference.py's numpy forward pass costs a dozen array operations of a few microseconds each
 whatever the batch, and a matrix product at one row uses the matrix kernels badly: 46 us for one
-position, of which the products 12. Here one kernel runs the whole pass, a row at a time: each layer
+position, of which the products 12. Here one kernel runs the whole pass, each row's sums on their own
+(32 rows go through a layer before the next layer starts, ``_forward_rows``): each layer of a row
 adds up the weight rows of its non-zero inputs only (about 55 of the 253 backgammon inputs; about a
 quarter of the hidden units are positive after the ReLU), eight rows per pass over the sums, then the
 sigmoids and the chained heads (model/net/equity.py's ``chain_heads``) in float64 as there. For the
@@ -193,7 +194,7 @@ def _contact_forward_kernel(tables, source):
     @njit(cache=True)
     def contact_forward_kernel(positions, weights, biases, head_t, head_b, children, skip_bearoff, out, left):
         """The backgammon feature-version-3 inputs of positions (B, 28) int8 (model/net/encode_numba.py's
-        ``contact_kernel`` with the race columns) and the forward pass above, a row at a time, into ``out``
+        ``contact_kernel`` with the race columns) and the forward pass above, 32 rows at a time, into ``out``
         (B, 5). ``children``: each row is a position just played, scored for the side that played it as
         evaluator.py's ``child_probabilities`` does (the row seen by the side on roll, its probabilities
         flipped back), and finished games are left to the caller. ``skip_bearoff``: so are the positions
