@@ -76,6 +76,8 @@ def test_bad_input_is_refused_with_a_reason(tiny, tmp_path):
     bad[5] += 1  # arrays are checked together, and one bad array among them is named as one alone is
     with pytest.raises(FormatError, match="16 checkers"):
         bot.choose_batch([start] * 8 + [bad], [[3, 1]] * 9)
+    with pytest.raises(FormatError, match="16 checkers"):  # the same batch as one (9, 28) array
+        bot.choose_batch(np.stack([start] * 8 + [bad]), [[3, 1]] * 9)
     with pytest.raises(ValueError):
         Bot.load("no-such-bot")
     with pytest.raises(CheckpointError, match="not found"):
@@ -146,6 +148,7 @@ def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
     positions, dice = random_positions(game, 80, seed=5)
     positions, dice = list(positions), list(dice)
     assert bot.choose_batch(positions, dice) == [plays[0] for plays in bot.rank_batch(positions, dice)]
+    assert bot.choose_batch(np.stack(positions), dice) == bot.choose_batch(positions, dice)  # one (B, 28) array
     if name is None and game == "backgammon":  # and with the compiled kernels (the notation of all at once)
         previous = use_numba(True)
         try:

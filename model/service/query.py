@@ -56,15 +56,21 @@ against 172 at once)."""
 
 
 def read_valid_arrays(game: str, positions) -> np.ndarray | None:
-    """Many positions given as arrays at once: (B, 28) int8 when there are ``BATCH_AT`` or more and every
-    one is a (28,) array that ``read_position_and_info`` would accept (``engine.board.is_valid``: its
-    checks, for all rows in a few array operations); else None, and the caller reads them one at a
-    time (which says what is wrong with a bad one)."""
+    """Many positions given as arrays at once (a list or tuple of (28,) arrays, or one (B, 28) array):
+    (B, 28) int8 when there are ``BATCH_AT`` or more and every one is a position that
+    ``read_position_and_info`` would accept (``engine.board.is_valid``: its checks, for all rows in a
+    few array operations); else None, and the caller reads them one at a time (which says what is
+    wrong with a bad one)."""
     check_game(game)
-    if (not isinstance(positions, (list, tuple, np.ndarray)) or len(positions) < BATCH_AT
-            or not all(isinstance(p, np.ndarray) and p.shape == (28,) for p in positions)):
+    if isinstance(positions, np.ndarray) and positions.ndim == 2 and positions.shape[1] == 28:
+        pos = positions.astype(np.int8)  # one array of rows: no row to look at one by one
+    elif (isinstance(positions, (list, tuple)) and len(positions) >= BATCH_AT
+          and all(isinstance(p, np.ndarray) and p.shape == (28,) for p in positions)):
+        pos = np.stack(positions).astype(np.int8)
+    else:
         return None
-    pos = np.stack(positions).astype(np.int8)
+    if len(pos) < BATCH_AT:
+        return None
     return pos if is_valid(game, pos).all() else None
 
 
