@@ -50,8 +50,9 @@ def main(argv: list[str]) -> int:
     positions, dice = random_positions("backgammon", args.positions, seed=args.seed, kind="midgame")
     jobs = [(write_position_id(pos), f"{roll[0]}{roll[1]}") for pos, roll in zip(positions, dice)]
     result = {}
-    subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "hint", jobs[0][0], "--dice", jobs[0][1],  # untimed:
-                    "--bot", args.checkpoint], capture_output=True, check=False, env=user_env())  # the bytecode cache
+    subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "hint", jobs[0][0], "--dice", jobs[0][1],  # untimed, at
+                    "--bot", args.checkpoint, "--ply", str(max(plies))],  # the deepest ply: every module it imports
+                   capture_output=True, check=False, env=user_env())  # written to the bytecode cache
     for ply in plies:
         times, theirs = [], []
         for position, roll in jobs:
