@@ -30,8 +30,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from engine.board import CHECKERS, OFF, flip, winner_score
-from model.net.bearoff import bearoff_mask, bearoff_probabilities
-from model.net.bearoff_two_sided import two_sided_mask, two_sided_win
+from model.net.bearoff import bearoff_mask, bearoff_probabilities, one_sided
+from model.net.bearoff_two_sided import two_sided, two_sided_mask, two_sided_win
 from model.net.equity import WIN, flip_probs, outcome_targets
 
 
@@ -128,6 +128,13 @@ class ExactEndgames:
                 out[small] = 0.0  # at most 6 checkers a side left: at least 9 off, no gammons
                 out[small, WIN] = two_sided_win(positions[small])
         return out
+
+    def load_databases(self) -> None:
+        """Load the databases now (each is otherwise loaded when a batch first needs it): before forking
+        processes, which then share this process's copy instead of each reading its own."""
+        one_sided()
+        if self.two_sided:
+            two_sided()
 
     def scored_by_kernel(self, positions: np.ndarray, children: bool = False):
         """The net's ``scored_by_kernel`` (None where it has none or it does not run) with the bear-off

@@ -26,10 +26,18 @@ by one ``Trials(..., first=start_k)``, at most N at a time. The chunks depend on
 trials, the candidates and the batch, never on N, so one seed gives the same numbers to the last bit
 whatever N is (on machines whose CPUs compute the network alike).
 
-The network's float32 sums depend in their last bits on how many rows go through it together (the
-BLAS blocks its products by rows), so the same seed gives the very same numbers for the same N
-processes (or any N Ray workers), and numbers that agree to float32 rounding (about 1e-7)
-otherwise, one process included; the plays chosen are the same barring exact ties.
+Every process that plays trials, forked or a Ray worker, runs every compiled kernel where numba is
+installed (engine/compiled.py's ``use_every_kernel``), the network's forward pass included, whatever
+the process that started it runs: a rollout is long work, and its numbers are all its own. That
+kernel sums each row on its own, so a row's numbers do not depend on its batch: one seed gives the
+same numbers for any N, and as ``nardibot rollout --processes 1`` (which runs every kernel too), up to
+the last float64 digit or two of the cubeful values (sums of other lengths). Before forking, this
+process loads the bear-off databases (and, where it runs every kernel itself, the kernels) once for
+all of them (``LocalTrials._prepare``). Without numba the forward pass is the matrix library's, whose
+float32 sums depend in their last bits on how many rows go through it together (the BLAS blocks its
+products by rows): the very same numbers for the same N processes (or any N Ray workers), numbers
+that agree to float32 rounding (about 1e-7) otherwise; the plays chosen are the same barring exact
+ties.
 """
 
 from __future__ import annotations
@@ -40,10 +48,13 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import signal
+from dataclasses import replace
 
 import numpy as np
 
+from engine import compiled
 from model.net.cluster import start_ray
+from model.net.evaluator import ExactEndgames
 from model.search.trials import Candidates, Settings, Trials
 
 CHUNK_BATCHES = 4  # items of a chunk, at most, in batches: long enough that its last plies cost little
@@ -61,6 +72,12 @@ def play_chunk(evaluator, cands: Candidates, trials: int, s: Settings, batch: in
     engine = Trials(evaluator, cands, trials, s, batch, first=first)
     engine.run()
     return engine.probs, engine.raw, engine.cf, engine.cf_raw
+
+
+def _play_chunk_on_worker(evaluator, cands: Candidates, trials: int, s: Settings, batch: int, first: int):
+    """play_chunk in a Ray worker, which runs every kernel as a forked process does (``_play_share``)."""
+    compiled.use_every_kernel()
+    return play_chunk(evaluator, cands, trials, s, batch, first)
 
 
 class RayTrials:
@@ -87,7 +104,7 @@ class RayTrials:
     def run(self, progress=None) -> None:
         """Play every chunk, at most ``workers`` at a time; ``progress(n)`` as each chunk comes back."""
         ray, started = start_ray(self.address, self.workers)
-        task = ray.remote(num_cpus=1, max_retries=3)(play_chunk)  # a chunk whose worker dies runs again
+        task = ray.remote(num_cpus=1, max_retries=3)(_play_chunk_on_worker)  # a chunk whose worker dies runs again
         shared = ray.put(self.evaluator)
         todo, pending = list(self.chunks), {}
         try:
@@ -123,6 +140,7 @@ def _play_share(numbers: np.ndarray) -> None:
     """A forked process: play the trials ``numbers`` in one pool, copying each finished trial's results
     into the shared arrays (the flag last) after every ply."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops the processes on Ctrl-C
+    compiled.use_every_kernel()  # its numbers are all its own: the fastest path, whatever the parent ran
     evaluator, cands, s, batch, out = _FORKED
     engine = Trials(evaluator, cands, len(numbers), s, batch, first=numbers)
     copied = np.zeros_like(engine.done)
@@ -142,8 +160,8 @@ def _play_share(numbers: np.ndarray) -> None:
 class LocalTrials:
     """Trials' results (probs, raw, cf, cf_raw, c, completed, run) from ``processes`` processes forked
     from this one, process k playing trials k, k + N, k + 2N, ... (N = processes) in one pool of its own,
-    its results written straight into arrays shared with this process. For one seed and N the numbers
-    are always the same; another N batches the trials otherwise, and they agree to float32 rounding."""
+    its results written straight into arrays shared with this process. For one seed the numbers are the
+    same for every N (module docstring; without numba, for the same N, and to float32 rounding otherwise)."""
 
     def __init__(self, processes: int, evaluator, cands: Candidates, trials: int, s: Settings, batch: int):
         self.processes = max(1, min(processes, trials))
@@ -157,10 +175,22 @@ class LocalTrials:
 
     completed = Trials.completed  # the same (candidates, trials) ``done`` flags: the same prefix
 
+    def _prepare(self) -> None:
+        """What every process would load for itself, loaded once here before they are forked: the
+        bear-off databases (the two-sided one: 0.14 s of CPU), and in a process that already runs every
+        kernel (``nardibot rollout``'s) the kernels, by one trial of two plies (about 0.5 s of CPU;
+        324 trials of the opening, cubeful, in 2 processes: 3.3 -> 2.8 s). A process on its warm-up (a
+        server) keeps its path: its forked processes load the kernels themselves."""
+        if self.s.bearoff:
+            ExactEndgames(self.evaluator).load_databases()
+        if compiled.numba_from_start():
+            Trials(self.evaluator, self.c, 1, replace(self.s, truncate=2), self.batch).run()
+
     def run(self, progress=None) -> None:
         """Play every trial; ``progress(n)`` every POLL seconds with the trials finished since.
         Ctrl-C (or an exception from ``progress``) ends the processes and is raised again here."""
         global _FORKED
+        self._prepare()
         _FORKED = (self.evaluator, self.c, self.s, self.batch, self.shared)
         context = multiprocessing.get_context("fork")
         procs = [context.Process(target=_play_share, args=(np.arange(k, self.trials, self.processes),), daemon=True)

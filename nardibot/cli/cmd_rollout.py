@@ -9,9 +9,11 @@
 Positions are read as hint reads them (JSON, gnubg Position ID[:Match ID], XGID; the cube and match
 state and the dice from the Match ID or XGID). The trials are played in one process per core of this
 machine (--processes N to choose; 1: in this process), or with --workers N in N Ray processes (this
-machine, or the cluster of --ray-address); model/search/rollout_workers.py. One seed gives the very
-same numbers for the same --processes N, and for any number of Ray workers; otherwise numbers that
-agree to float32 rounding (about 1e-7) and the same plays. Trials are batched, with common quasi-random dice,
+machine, or the cluster of --ray-address); model/search/rollout_workers.py. Where numba is installed
+(the ``[fast]`` extra) the rollout runs every compiled kernel from its start, the network's forward
+pass included (engine/compiled.py), and one seed gives the same numbers for any --processes N or
+number of Ray workers; without numba, the very same numbers for the same N or any number of Ray
+workers, otherwise numbers that agree to float32 rounding (about 1e-7) and the same plays. Trials are batched, with common quasi-random dice,
 luck adjustment (off: --no-vr), bear-offs valued by the databases (off: --no-bearoff), optional
 truncation and n-ply checker play; model/search/rollout.py has the method and the formulas. A
 progress bar runs on stderr; Ctrl-C stops and reports the trials finished so far.
@@ -63,6 +65,7 @@ import json
 
 import numpy as np
 
+from engine import compiled
 from engine.board import pips
 from model.bot import Bot
 from model.net.checkpoint import CheckpointError
@@ -190,6 +193,14 @@ def rollout_main(argv: list[str]) -> int:
         raise UsageError("--workers must be >= 0, and --ray-address goes with --workers N (N > 0)")
     if args.cubeful and args.cubeless:
         raise UsageError("--cubeful and --cubeless: choose one (cubeful is the default)")
+    previous = compiled.use_every_kernel()  # long work from its start: every compiled kernel (engine/compiled.py)
+    try:
+        return _roll_out(args)
+    finally:
+        compiled.use_numba(previous)  # as it was (the command run inside another program: a test)
+
+
+def _roll_out(args) -> int:
     try:
         bot = Bot.load(args.bot, game=args.game)
     except (CheckpointError, ValueError, FileNotFoundError) as e:

@@ -10,6 +10,7 @@ import sys
 
 import pytest
 
+from engine import compiled
 from evaluate import main as evaluate_main
 from nardibot.cli import cmd_hint as hint
 from nardibot.cli import cmd_rollout as cli
@@ -158,6 +159,8 @@ def test_the_readme_rollout_example_ranks_several_plays(capsys):
     args = line.split("#")[0].split()[2:]
     assert "--trials" in args
     args[args.index("--trials") + 1] = "2"
+    before = compiled._forced
     assert evaluate_main(["rollout", *args, "--truncate", "1", "--processes", "1", "--json", "--no-progress"]) == 0
     answer = json.loads(capsys.readouterr().out)
     assert len(answer["plays"]) > 1 and answer["settings"]["cubeful"] is True
+    assert compiled._forced is before  # the command ran every kernel, then gave this process its path back

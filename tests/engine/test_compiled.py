@@ -109,3 +109,24 @@ def test_a_seeded_rollout_is_the_same_whenever_the_kernels_come_in():
                               env={**clean, "PYTHONPATH": str(ROOT), **env}, check=True)
         answers.append(done.stdout.splitlines()[-1])
     assert answers[0] == answers[1]
+
+
+def test_use_every_kernel_turns_them_on_unless_numba_is_switched_off(monkeypatch):
+    """use_every_kernel (a rollout's processes, nardibot rollout): every kernel from now, the forward pass
+    included; not where use_numba(False) or NARDIBOT_NO_NUMBA says no; returns what use_numba restores."""
+    from model.net import inference
+
+    monkeypatch.setattr(compiled, "WARMUP_SECONDS", 0.5)
+    monkeypatch.setattr(compiled, "_numpy_seconds", 0.0)
+    monkeypatch.delenv("NARDIBOT_NO_NUMBA", raising=False)
+    monkeypatch.setattr(compiled, "_installed", None)
+    monkeypatch.setattr(compiled, "_forced", None)
+    assert inference._kernels() is None
+    assert compiled.use_every_kernel() is None and compiled.numba_from_start() and inference._kernels() is not None
+    assert compiled.use_numba(None) is True and inference._kernels() is None
+    monkeypatch.setattr(compiled, "_forced", False)
+    assert compiled.use_every_kernel() is False and inference._kernels() is None
+    monkeypatch.setattr(compiled, "_forced", None)
+    monkeypatch.setenv("NARDIBOT_NO_NUMBA", "1")
+    monkeypatch.setattr(compiled, "_installed", None)
+    assert compiled.use_every_kernel() is None and compiled._forced is None and inference._kernels() is None

@@ -149,3 +149,30 @@ def test_bad_processes_flag_is_one_line():
                            "--processes", "-1"], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2 and "Traceback" not in done.stderr and "--processes" in done.stderr, done.stderr
+
+
+def test_forked_processes_run_every_kernel_and_give_the_numbers_of_one_such_process(monkeypatch):
+    """A rollout's forked processes run every compiled kernel whatever this process runs (engine/
+    compiled.py's use_every_kernel), unless numba is switched off: their numbers are those of one
+    process on every kernel to the last digit, for 2 or 3 processes (each row's sums on their own),
+    and this process keeps its own path."""
+    pytest.importorskip("numba")
+    from engine import compiled
+    from model.bot import Bot
+    from model.search.rollout_workers import local_trials
+
+    net, pos = Bot.load().net, start_position("backgammon", 1)[0]
+
+    def rolled(forced, processes=1):
+        monkeypatch.setattr(compiled, "_forced", forced)
+        result = rollout(net, pos, (3, 1), trials=24, seed=SEED, truncate=8, batch=8, plays="all",
+                         engine=local_trials(processes))
+        assert compiled._forced is forced
+        return values(result)
+
+    every, plain = rolled(True), rolled(False)  # in this process: every kernel, the matrix library
+    assert every.tolist() != plain.tolist()  # the two forward passes differ in the last bits
+    assert rolled(None, 2).tolist() == rolled(None, 3).tolist() == every.tolist()
+    off = rolled(False, 2)  # use_numba(False) holds in the forked processes
+    assert off.tolist() != every.tolist()
+    np.testing.assert_allclose(off, plain, atol=1e-6)
