@@ -106,7 +106,7 @@ def _rate_plays(policy: CubePolicy, steps, views) -> list[dict]:
             if len(hit) != 1:
                 raise FormatError(f"a play that is not among the legal ones ({step.state.dice})")
             played.append(start[i] + hit[0])
-        value, _probs, depth = policy.rank_plays(children, parent, chunk_views, include=played)
+        value, _probs, depth = policy.rank_plays(children, parent, chunk_views, include=played, positions=positions)
         for i, step in enumerate(chunk):
             out.append(_play_report(game, step, chunk_views[i], children, value, depth,
                                     start[i], count[i], played[i]))
@@ -190,7 +190,7 @@ def _luck(policy0: CubePolicy, steps, views, openings, **kw) -> list[tuple[float
         dice = np.tile(ALL_ROLLS, (len(chunk), 1))
         fviews = [it[1] for it in chunk for _ in range(rolls)]
         children, parent = legal_plays(game, frontier, dice)
-        value, _, _ = policy0.rank_plays(children, parent, fviews)
+        value, _, _ = policy0.rank_plays(children, parent, fviews, positions=frontier)
         best = group_argmax(value, parent, len(frontier))
         values[part] = value[best].reshape(len(chunk), rolls)
     out = []

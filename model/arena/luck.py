@@ -38,7 +38,7 @@ def roll_luck(net, positions: np.ndarray, dice: np.ndarray, prune: int = 0) -> n
     the play), in the mover's cubeless money equity as ``net`` judges it at 0-ply."""
     game = net.config.game
     children, row = roll_plays(game, positions, prune)
-    equity = cubeless_equity(game, child_probabilities(net, children))
+    equity = cubeless_equity(game, child_probabilities(net, children, parents=(positions, row // ROLLS)))
     value = equity[group_argmax(equity, row, len(positions) * ROLLS)].reshape(len(positions), ROLLS)
     return value[np.arange(len(positions)), ROLL_INDEX[dice[:, 0], dice[:, 1]]] - value @ ROLL_WEIGHTS
 

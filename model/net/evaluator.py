@@ -52,17 +52,20 @@ class Evaluator(Protocol):
         ...
 
 
-def child_probabilities(net, children: np.ndarray, device="cpu") -> np.ndarray:
+def child_probabilities(net, children: np.ndarray, device="cpu", parents=None) -> np.ndarray:
     """Outcome probabilities (N, K) of each child from the view of the side that just moved.
 
     One network call for the whole batch: the children are flipped so the opponent is on roll,
     scored, and the probabilities flipped back. Finished games get their exact outcome. Where the
     net's compiled kernel runs (``scored_by_kernel``: model/net/inference.py's, ExactEndgames') it
     does the flips in the same call, and only the rows it leaves (finished games, bear-offs) go the
-    long way.
+    long way. ``parents``: (positions (P, 28), index (N,)), child i played from
+    ``positions[index[i]]`` (legal_plays' positions and parent index): the kernel then starts each
+    child's first layer from its parent's (model/net/forward_numba.py), a child's numbers depending
+    on the child and its parent only; ignored by the other paths.
     """
     kernel = getattr(net, "scored_by_kernel", None)
-    got = kernel(children, children=True) if kernel is not None else None
+    got = kernel(children, children=True, parents=parents) if kernel is not None else None
     if got is None:
         return _child_probabilities(net, children, device)
     probs, left = got
@@ -136,11 +139,11 @@ class ExactEndgames:
         if self.two_sided:
             two_sided()
 
-    def scored_by_kernel(self, positions: np.ndarray, children: bool = False):
+    def scored_by_kernel(self, positions: np.ndarray, children: bool = False, parents=None):
         """The net's ``scored_by_kernel`` (None where it has none or it does not run) with the bear-off
         rows left to the caller, who answers them through ``probabilities``, from the databases."""
         kernel = getattr(self.net, "scored_by_kernel", None)
-        return kernel(positions, children=children, skip_bearoff=True) if kernel is not None else None
+        return kernel(positions, children=children, skip_bearoff=True, parents=parents) if kernel is not None else None
 
     def __repr__(self) -> str:
         return f"ExactEndgames({self.net!r})"

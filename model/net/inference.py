@@ -77,19 +77,21 @@ class NumpyNet:
         self.kernel_weights = (_hidden_weights_for_kernel([w for w, _ in self.layers]), tuple(b for _, b in self.layers))
         self._contact = config.game == "backgammon" and config.feature_version == 3  # a fused kernel
 
-    def scored_by_kernel(self, positions: np.ndarray, children: bool = False,
-                         skip_bearoff: bool = False) -> tuple[np.ndarray, np.ndarray | None] | None:
+    def scored_by_kernel(self, positions: np.ndarray, children: bool = False, skip_bearoff: bool = False,
+                         parents=None) -> tuple[np.ndarray, np.ndarray | None] | None:
         """For model/net/evaluator.py: where one compiled call encodes and scores the batch (no inputs
         are kept, so no blocks), (probabilities (B, K), the rows it left to the caller (B,) bool or None
         when it left none); None where it does not run (the caller scores the usual way).
         ``children``: positions just played, scored for the side that played them as
-        ``child_probabilities`` does (finished games left); ``skip_bearoff``: bear-off positions left."""
+        ``child_probabilities`` does (finished games left); ``skip_bearoff``: bear-off positions left;
+        ``parents``: (positions (P, 28), index (B,)) the children were played from, which the kernel's
+        first layer starts from (model/net/forward_numba.py)."""
         if not self._contact or not self.layers or len(positions) == 0:
             return None
         kernels = _kernels()
         if kernels is None:
             return None
-        out, left, count = kernels.contact_forward(self, positions, children, skip_bearoff)
+        out, left, count = kernels.contact_forward(self, positions, children, skip_bearoff, parents)
         return out, (left if count else None)
 
     def eval(self):

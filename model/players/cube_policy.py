@@ -122,13 +122,16 @@ class CubePolicy:
                 values[rows] = cube.checker_play_value(probs[rows], view)
         return values
 
-    def rank_plays(self, children: np.ndarray, parent: np.ndarray, views, include=None) -> tuple:
+    def rank_plays(self, children: np.ndarray, parent: np.ndarray, views, include=None, positions=None) -> tuple:
         """(value, probabilities, depth) of every child, for games whose children are grouped by
         ``parent`` and whose views are ``views`` (one per game). Rank a game's children by depth, then
         value (``ranking_order``); values of looked-at children are at ``depth`` = plies. ``include``:
         indices of children looked at deeply whatever the move filter says (the play a player made,
-        when a match is analysed, is always valued at the full depth, as gnubg's analysis does)."""
-        probs = child_probabilities(self.net, children, self.device)
+        when a match is analysed, is always valued at the full depth, as gnubg's analysis does).
+        ``positions``: the games' positions (B, 28), which the compiled forward pass starts each child
+        from (model/net/evaluator.py's ``child_probabilities``)."""
+        parents = None if positions is None else (positions, parent)
+        probs = child_probabilities(self.net, children, self.device, parents)
         value = self._values(probs, children, parent, views)
         depth = np.zeros(len(children), dtype=np.int64)
         if self.plies == 0 or len(children) == 0:
@@ -154,7 +157,7 @@ class CubePolicy:
         """(B,) index into ``children`` of the play to make in each game."""
         if self.net is None:
             return self.player.select(positions, dice, children, parent)
-        value, _, depth = self.rank_plays(children, parent, views)
+        value, _, depth = self.rank_plays(children, parent, views, positions=positions)
         return self.best(value, depth, parent, len(positions))
 
     @staticmethod

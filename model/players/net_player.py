@@ -41,7 +41,7 @@ class NetPlayer(Player):
         self.last_probs: np.ndarray | None = None  # probabilities of the children of the last call
 
     def select(self, positions, dice, children, parent):
-        self.last_probs = child_probabilities(self.net, children, self.device)
+        self.last_probs = child_probabilities(self.net, children, self.device, (positions, parent))
         return group_argmax(self.utility(self.last_probs), parent, len(positions))
 
 

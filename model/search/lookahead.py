@@ -41,7 +41,7 @@ def evaluate_positions(net, positions: np.ndarray, plies: int, device="cpu", pru
     n = len(positions)
     rolls = len(ALL_ROLLS)
     children, parent = roll_plays(game, positions, prune)  # rows position * 21 + roll
-    probs = child_probabilities(net, children, device)  # mover's view
+    probs = child_probabilities(net, children, device, (positions, parent // rolls))  # mover's view
     best = group_argmax(cubeless_equity(game, probs), parent, n * rolls)
     chosen = children[best]
     done = chosen[:, OFF] == CHECKERS

@@ -314,18 +314,21 @@ class Trials:
             self.now[todo] = evaluate_positions(self.net, self.pos[todo], self.s.plies, self.s.device)
             self.now_ok[todo] = True
 
-    def _best(self, children, parent, frontier_slot, distinct=False):
+    def _best(self, children, parent, frontier_slot, played_from, distinct=False):
         """The best child of every frontier row: (index (F,), mover's probs (F, K), cubeful value
         (F,) in the mover's units, nan in cubeless rows). ``frontier_slot`` (F,) names the slot
-        whose cube state applies. ``distinct``: children that repeat (the luck's rolls of one
-        position often reach the same play: 6-1, 5-2 and 4-3 moving one checker 7 pips) are
-        evaluated once."""
+        whose cube state applies; ``played_from``: (positions (P, 28), index (N,)), the position each
+        child was played from (``child_probabilities``' parents). ``distinct``: children that repeat
+        (the luck's rolls of one position often reach the same play: 6-1, 5-2 and 4-3 moving one
+        checker 7 pips) are evaluated once, where they were played from the same position (so that
+        a child's numbers never depend on the other trials of the batch)."""
         s, n = self.s, len(frontier_slot)
         if distinct:
-            once, again = distinct_rows(children)
-            probs = child_probabilities(self.net, children[once], s.device)[again]
+            once, again = distinct_rows(children, played_from[1])
+            probs = child_probabilities(self.net, children[once], s.device,
+                                        (played_from[0], played_from[1][once]))[again]
         else:
-            probs = child_probabilities(self.net, children, s.device)
+            probs = child_probabilities(self.net, children, s.device, played_from)
         util = self._utility(probs, children, parent, frontier_slot)
         if s.plies > 0:
             cand = np.flatnonzero(move_filter_mask(util, parent, n, s.keep, s.margin))
@@ -410,12 +413,14 @@ class Trials:
                 children = np.concatenate([luck_kids, play_kids])
                 parent = np.concatenate([luck_parent, rolls * len(first) + play_parent])
                 frontier = np.concatenate([np.repeat(distinct, rolls), distinct[thrown // rolls]])
-                best, probs, cf = self._best(children, parent, frontier, distinct=True)
+                played_from = (self.pos[distinct], np.concatenate([luck_parent // rolls, (thrown // rolls)[play_parent]]))
+                best, probs, cf = self._best(children, parent, frontier, played_from, distinct=True)
                 luck_row, row = inverse * rolls + ROLL_INDEX[dice[:, 0], dice[:, 1]], rolls * len(first) + row
             else:  # every legal play of every roll: the luck and the play from the same values
                 frontier = np.repeat(distinct, rolls)
                 children, parent = legal_plays(game, self.pos[frontier], np.tile(ALL_ROLLS, (len(first), 1)))
-                best, probs, cf = self._best(children, parent, frontier, distinct=True)
+                best, probs, cf = self._best(children, parent, frontier, (self.pos[distinct], parent // rolls),
+                                             distinct=True)
                 luck_row = row
             luck_probs = probs[: rolls * len(first)]
             mean = np.einsum("r,urk->uk", ROLL_WEIGHTS, luck_probs.reshape(len(first), rolls, -1))[inverse]
@@ -427,7 +432,7 @@ class Trials:
                                                                state, delta=True)
         else:
             children, parent = legal_plays(game, self.pos[slots], dice)
-            best, probs, _ = self._best(children, parent, slots)
+            best, probs, _ = self._best(children, parent, slots, (self.pos[slots], parent))
             row = np.arange(len(slots))
         chosen, chosen_probs = children[best[row]], probs[row]
         over = chosen[:, OFF] == CHECKERS
@@ -464,21 +469,28 @@ class Trials:
                     progress(ended)
 
 
-def distinct_rows(positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def distinct_rows(positions: np.ndarray, group: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(first (D,), inverse (N,)): ``positions[first]`` are the distinct rows of ``positions``
-    (N, 28), each where it first occurs, and ``positions == positions[first][inverse]``. Rows are
-    told apart by a 64-bit hash, checked in full (a collision falls back to an exact sort)."""
+    (N, 28), each where it first occurs, in the order they occur, and ``positions ==
+    positions[first][inverse]``; with ``group`` (N,) (ints below 2^32), rows are the same only where
+    their groups are too. Rows are told apart by a 64-bit hash, checked in full (a collision falls
+    back to an exact sort)."""
     n = len(positions)
     padded = np.zeros((n, 32), dtype=np.uint8)
     padded[:, : positions.shape[1]] = positions.view(np.uint8)
+    if group is not None:
+        padded[:, 28:].view(np.uint32)[:, 0] = group
     words = padded.view(np.uint64)  # (n, 4)
     with np.errstate(over="ignore"):
         key = (words * _MIX).sum(axis=1, dtype=np.uint64)
         key ^= key >> np.uint64(31)
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    if not np.array_equal(positions[first][inverse], positions):
-        _, first, inverse = np.unique(positions, axis=0, return_index=True, return_inverse=True)
-    return first, inverse.reshape(-1)
+    if not np.array_equal(words[first][inverse], words):
+        _, first, inverse = np.unique(words, axis=0, return_index=True, return_inverse=True)
+    kept = np.zeros(n, dtype=bool)  # the rows in their own order: a position's children stay side by side
+    kept[first] = True
+    rank = np.cumsum(kept) - 1
+    return np.flatnonzero(kept), rank[first[inverse.reshape(-1)]]
 
 
 _MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93],

@@ -245,7 +245,8 @@ class BoardAgent:
             return BoardReply("no play", children=children, pick=0)
         state = self._state(board)
         if self.policy.has_probabilities:
-            value, probs, depth = self.policy.rank_plays(children, parent, [cube_view(state, board.mover)])
+            value, probs, depth = self.policy.rank_plays(children, parent, [cube_view(state, board.mover)],
+                                                         positions=board.position[None, :])
             pick = int(self.policy.best(value, depth, parent, 1)[0])
             after = flip("backgammon", children[pick])  # the opponent on roll
             level = self.resignation(board, state, after, flip_probs("backgammon", probs[pick]), False)

@@ -113,10 +113,10 @@ def _scores(bot, positions, dice, children, parent, views, settings: HintSetting
         key[pick] = -np.inf
         return value, None, depth, key
     if settings.ply == 0 and settings.checker == "cubeless":  # the net's own float32 equity, as NetPlayer picks
-        probs = child_probabilities(bot.net, children, getattr(bot.player, "device", "cpu"))
+        probs = child_probabilities(bot.net, children, getattr(bot.player, "device", "cpu"), (positions, parent))
         return cubeless_equity(bot.game, probs), probs, depth, None
     policy = CubePolicy.for_bot(bot, settings.ply, checker=settings.checker, prune=settings.prune)
-    value, probs, depth = policy.rank_plays(children, parent, views)
+    value, probs, depth = policy.rank_plays(children, parent, views, positions=positions)
     return value, probs, depth, None
 
 

@@ -165,6 +165,49 @@ def test_child_probabilities_on_the_fused_kernel(exact):
     assert np.abs(compiled - reference).max() < TOLERANCE
 
 
+@pytest.mark.parametrize("exact", [True, False])
+def test_children_started_from_their_parents_first_layer(exact):
+    """With ``parents`` the kernel starts each child's first layer from the sums of the position it was
+    played from: the numpy numbers to float32 rounding, finished games and bear-offs as without, and a
+    child's numbers the same whether its parent's children come alone or in a batch of many parents
+    (in any order), so they depend on the child and its parent only. The rows left to the long way
+    (finished games; with ExactEndgames the bear-offs) are the same as without parents."""
+    from engine.movegen import legal_plays
+    from model.net.evaluator import child_probabilities
+
+    raw = shipped("backgammon.safetensors")
+    net = ExactEndgames(raw) if exact else raw
+    start = np.concatenate([random_positions("backgammon", 60, seed=41, kind="bearoff")[0],
+                            positions_of("backgammon", 40, seed=43)])
+    rolls = random_positions("backgammon", len(start), seed=44)[1]
+    children, parent = legal_plays("backgammon", start, rolls)
+    reference, plain = both_paths(child_probabilities, net, children)
+    previous = use_numba(True)
+    try:
+        anchored = child_probabilities(net, children, parents=(start, parent))
+        order = np.random.default_rng(5).permutation(len(children))
+        shuffled = np.empty_like(anchored)
+        shuffled[order] = child_probabilities(net, children[order], parents=(start, parent[order]))
+        alone = [child_probabilities(net, children[parent == i], parents=(start[i:i + 1], np.zeros((parent == i).sum(), int)))
+                 for i in range(0, len(start), 7)]
+    finally:
+        use_numba(previous)
+    assert np.abs(anchored - reference).max() < TOLERANCE
+    assert not np.array_equal(anchored, plain)  # the other sums: float32 rounding apart
+    left = (children[:, 26] == 15) | (exact & bearoff.bearoff_mask("backgammon", flip_children(children)))
+    assert left.any() and not left.all()
+    np.testing.assert_array_equal(anchored[left], plain[left])
+    np.testing.assert_array_equal(shuffled, anchored)
+    for i, got in zip(range(0, len(start), 7), alone):
+        np.testing.assert_array_equal(got, anchored[parent == i])
+
+
+def flip_children(children: np.ndarray) -> np.ndarray:
+    from engine.board import flip
+
+    return flip("backgammon", children)
+
+
 def half_net(net: NumpyNet) -> NumpyNet:
     """``net`` with its hidden layers' weights rounded to float16 values (a ``half = true`` export)."""
     from model.net.checkpoint import hidden_weights_as_halves

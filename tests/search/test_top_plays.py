@@ -105,3 +105,10 @@ def test_distinct_rows_finds_each_position_once(positions):
     np.testing.assert_array_equal(rows[first][inverse], rows)
     assert len(first) == len(np.unique(rows, axis=0))
     assert all(not (rows[:i] == rows[i]).all(axis=1).any() for i in first)
+    assert (np.diff(first) > 0).all()  # in the order they occur
+    group = np.arange(len(rows)) % 2  # with groups: the same row in two groups is two rows
+    first, inverse = distinct_rows(rows, group)
+    np.testing.assert_array_equal(rows[first][inverse], rows)
+    np.testing.assert_array_equal(group[first][inverse], group)
+    both = np.concatenate([rows, group[:, None].astype(np.int8)], axis=1)
+    assert len(first) == len(np.unique(both, axis=0)) > len(np.unique(rows, axis=0))
