@@ -51,6 +51,7 @@ double ends the cubeless probabilities at the evaluator's numbers of that positi
 
 from __future__ import annotations
 
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass, replace
 
@@ -58,6 +59,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from engine.board import CHECKERS, OFF, OPP_OFF, flip, winner_score
+from engine.compiled import Kernels, charge_numpy
 from engine.cube_state import CubeOwner
 from engine.dice import throws
 from engine.groups import group_argmax
@@ -481,6 +483,11 @@ def distinct_rows(positions: np.ndarray, group: np.ndarray | None = None) -> tup
     if group is not None:
         padded[:, 28:].view(np.uint32)[:, 0] = group
     words = padded.view(np.uint64)  # (n, 4)
+    kernel = _distinct_kernel()
+    if kernel is not None:  # the same answer from a hash table (model/search/distinct_numba.py)
+        first, inverse = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+        return first[: kernel(words, _MIX, first, inverse)], inverse
+    started = time.perf_counter()
     with np.errstate(over="ignore"):
         key = (words * _MIX).sum(axis=1, dtype=np.uint64)
         key ^= key >> np.uint64(31)
@@ -490,7 +497,17 @@ def distinct_rows(positions: np.ndarray, group: np.ndarray | None = None) -> tup
     kept = np.zeros(n, dtype=bool)  # the rows in their own order: a position's children stay side by side
     kept[first] = True
     rank = np.cumsum(kept) - 1
+    charge_numpy(time.perf_counter() - started)
     return np.flatnonzero(kept), rank[first[inverse.reshape(-1)]]
+
+
+def _import_distinct_kernel():
+    from model.search.distinct_numba import distinct_kernel
+
+    return distinct_kernel
+
+
+_distinct_kernel = Kernels(_import_distinct_kernel)
 
 
 _MIX = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB, 0xD6E8FEB86659FD93],

@@ -95,20 +95,37 @@ def test_doubles_with_a_wide_beam_are_exact_and_the_default_beam_finds_the_best(
     assert np.mean([best[g] <= found[g] for g in doubles]) > 0.85
 
 
-def test_distinct_rows_finds_each_position_once(positions):
+@pytest.mark.parametrize("compiled", [False, True])
+def test_distinct_rows_finds_each_position_once(positions, compiled):
     """The rollout's network sees each distinct child once: rows rebuilt from (first, inverse),
-    as many as np.unique finds, each first where it first occurs."""
+    as many as np.unique finds, each first where it first occurs, in that order; with groups, the same
+    row in two groups is two rows. The hash table of model/search/distinct_numba.py gives the numpy
+    code's answer exactly."""
+    from engine.compiled import use_numba
+    from model.search import trials
     from model.search.trials import distinct_rows
 
+    if compiled:
+        pytest.importorskip("numba")
     rows = np.concatenate([positions, positions[::3], positions[5:9]])
-    first, inverse = distinct_rows(rows)
+    group = np.arange(len(rows)) % 2
+    previous = use_numba(compiled)
+    try:
+        assert (trials._distinct_kernel() is not None) == compiled
+        first, inverse = distinct_rows(rows)
+        first_g, inverse_g = distinct_rows(rows, group)
+        use_numba(not compiled)
+        other = distinct_rows(rows), distinct_rows(rows, group)
+    finally:
+        use_numba(previous)
     np.testing.assert_array_equal(rows[first][inverse], rows)
     assert len(first) == len(np.unique(rows, axis=0))
     assert all(not (rows[:i] == rows[i]).all(axis=1).any() for i in first)
     assert (np.diff(first) > 0).all()  # in the order they occur
-    group = np.arange(len(rows)) % 2  # with groups: the same row in two groups is two rows
-    first, inverse = distinct_rows(rows, group)
-    np.testing.assert_array_equal(rows[first][inverse], rows)
-    np.testing.assert_array_equal(group[first][inverse], group)
+    np.testing.assert_array_equal(rows[first_g][inverse_g], rows)
+    np.testing.assert_array_equal(group[first_g][inverse_g], group)
     both = np.concatenate([rows, group[:, None].astype(np.int8)], axis=1)
-    assert len(first) == len(np.unique(both, axis=0)) > len(np.unique(rows, axis=0))
+    assert len(first_g) == len(np.unique(both, axis=0)) > len(np.unique(rows, axis=0))
+    for (a, b), (c, d) in zip(other, [(first, inverse), (first_g, inverse_g)]):
+        np.testing.assert_array_equal(a, c)
+        np.testing.assert_array_equal(b, d)
