@@ -18,9 +18,11 @@ second, and the answers are the same either way. The forward-pass kernel runs on
 that uses numba from its first call (``NARDIBOT_NUMBA_WARMUP=0``, or ``use_numba(True)``), so that
 no process changes its numbers on the way (a seeded rollout gives the same figures to the last
 digit, a server the same as a command); such a process's figures differ from a numpy process's in
-the last float32 digits. A rollout is long work from its start: ``nardibot rollout`` and every
-process that plays a rollout's trials run every kernel (``use_every_kernel``; 324 trials of the
-opening, cubeful, on 2 cores: 3.3 s instead of 5.0). NARDIBOT_NO_NUMBA=1 keeps every process on numpy. Nothing
+the last float32 digits. Rollouts and bot-against-bot games are long work from their start:
+``nardibot rollout``, every process that plays a rollout's trials, ``nardibot duel`` and ``nardibot
+cube`` run every kernel (``use_every_kernel``, ``every_kernel``; 324 trials of the opening, cubeful,
+on 2 cores: 3.3 s instead of 5.0; a duel of the shipped net against pubeval, 400 games: 291 games
+a second instead of 180). NARDIBOT_NO_NUMBA=1 keeps every process on numpy. Nothing
 here imports numba; each module with kernels imports them when they are first due.
 """
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import Any
 
@@ -90,14 +93,25 @@ def use_numba(flag: bool | None) -> bool | None:
 def use_every_kernel() -> bool | None:
     """From now on this process runs every kernel, the forward pass included, where numba is installed
     and not switched off (NARDIBOT_NO_NUMBA, ``use_numba(False)``): for work that is long from its start
-    and whose numbers are all its own, a rollout (``nardibot rollout``, and each process forked to play
-    trials, model/search/rollout_workers.py). Its numbers are then those of a process on numba from its
+    and whose numbers are all its own: a rollout (``nardibot rollout``, and each process forked to play
+    trials, model/search/rollout_workers.py), the games of ``nardibot duel`` and ``cube``. Its numbers are then those of a process on numba from its
     first call, whatever ran before. Returns the previous setting: ``use_numba(previous)`` restores it."""
     global _forced
     previous = _forced
     if _forced is None and numba_installed():
         _forced = True
     return previous
+
+
+@contextmanager
+def every_kernel():
+    """``use_every_kernel`` for a block, the previous setting restored after it: a command of long work
+    (``nardibot rollout``, ``duel``, ``cube``), which may run inside another program (a test)."""
+    previous = use_every_kernel()
+    try:
+        yield
+    finally:
+        use_numba(previous)
 
 
 class Kernels:

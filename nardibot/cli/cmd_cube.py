@@ -36,6 +36,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from engine import compiled
 from engine import game as g
 from engine.board import GAMES
 from engine.formats.matchfiles import write_match, written_format
@@ -190,8 +191,9 @@ def cube_main(argv: list[str]) -> int:
     """The cube command: parse, load, play, print, optionally write JSON and the games as .mat."""
     args, rules = parse(argv)
     players = load(args)
-    result = run(players, rules, args.matches, args.seed, args.batch, args.max_plies, args.resign,
-                 progress_bar=not args.no_progress, record=bool(args.mat))
+    with compiled.every_kernel():  # long work from its start: every compiled kernel (engine/compiled.py)
+        result = run(players, rules, args.matches, args.seed, args.batch, args.max_plies, args.resign,
+                     progress_bar=not args.no_progress, record=bool(args.mat))
     summary = result.summary()
     shown = emit(report(summary))  # a reader gone away (| head) still gets the files written
     if args.json:

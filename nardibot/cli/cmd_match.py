@@ -35,6 +35,7 @@ import argparse
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+from engine import compiled
 from engine.board import GAMES
 from engine.formats.matchfiles import write_match, written_format
 from engine.formats.matfile import MatchRecord
@@ -224,7 +225,8 @@ def save_mat(record: MatchRecord, path: str) -> None:
 def match_main(argv: list[str], prog: str = PROG) -> int:
     """The match command, called ``prog``: parse, play, print, optionally write JSON and the games as .mat."""
     args = parse_args(argv, prog)
-    result, device = run_match(args)
+    with compiled.every_kernel():  # long work from its start: every compiled kernel (engine/compiled.py)
+        result, device = run_match(args)
     shown = emit(report(args, result))  # a reader gone away (| head) still gets the files written
     if args.json:
         write_match_json(args.json, args, argv, result, device)

@@ -193,11 +193,8 @@ def rollout_main(argv: list[str]) -> int:
         raise UsageError("--workers must be >= 0, and --ray-address goes with --workers N (N > 0)")
     if args.cubeful and args.cubeless:
         raise UsageError("--cubeful and --cubeless: choose one (cubeful is the default)")
-    previous = compiled.use_every_kernel()  # long work from its start: every compiled kernel (engine/compiled.py)
-    try:
+    with compiled.every_kernel():  # long work from its start: every compiled kernel (engine/compiled.py)
         return _roll_out(args)
-    finally:
-        compiled.use_numba(previous)  # as it was (the command run inside another program: a test)
 
 
 def _roll_out(args) -> int:

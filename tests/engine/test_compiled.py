@@ -130,3 +130,31 @@ def test_use_every_kernel_turns_them_on_unless_numba_is_switched_off(monkeypatch
     monkeypatch.setenv("NARDIBOT_NO_NUMBA", "1")
     monkeypatch.setattr(compiled, "_installed", None)
     assert compiled.use_every_kernel() is None and compiled._forced is None and inference._kernels() is None
+
+
+@pytest.mark.parametrize("command, argv, work", [
+    ("cmd_match", ["random", "random", "--games", "2", "--no-progress"], "run_match"),
+    ("cmd_cube", ["random", "random", "--matches", "2", "--length", "1", "--no-progress"], "run"),
+    ("cmd_rollout", ["4HPwATDgc/ABMA", "--dice", "31", "--trials", "2", "--truncate", "1", "--processes", "1",
+                     "--no-progress"], "rollout_answer"),
+])
+def test_long_commands_run_every_kernel_and_give_the_setting_back(monkeypatch, capsys, command, argv, work):
+    """duel, cube and rollout play with every kernel from their start (use_every_kernel), and leave the
+    process as they found it (a command run inside another program)."""
+    import importlib
+
+    module = importlib.import_module(f"nardibot.cli.{command}")
+    monkeypatch.setattr(compiled, "_forced", None)
+    monkeypatch.setattr(compiled, "_installed", None)
+    monkeypatch.setattr(compiled, "WARMUP_SECONDS", 0.5)
+    monkeypatch.delenv("NARDIBOT_NO_NUMBA", raising=False)
+    original, seen = getattr(module, work), []
+
+    def spy(*args, **kwargs):
+        seen.append(compiled.numba_from_start())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, work, spy)
+    assert module.main(argv) == 0
+    capsys.readouterr()
+    assert seen == [True] and compiled._forced is None and not compiled.numba_from_start()
