@@ -105,6 +105,10 @@ class Bot:
     def _plays(self, positions, dice, first_turn, best_only: bool) -> list[list[dict]]:
         """``rank_batch``; with ``best_only``, each list holds its first play alone (``choose_batch``:
         the same dict, without writing out the plays nobody asked for)."""
+        if len(positions) == 0 or len(dice) == 0:  # an empty batch: nothing to answer
+            if len(positions) != len(dice):
+                raise FormatError(f"{len(positions)} positions but {len(dice)} rolls")
+            return []
         pos, views = self._cube_views(positions)
         roll = np.stack([read_dice(d) for d in dice])
         if len(roll) != len(pos):

@@ -161,6 +161,17 @@ def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
         assert bot.choose(START_ID, "43") == bot.rank(START_ID, "43")[0]
 
 
+def test_an_empty_batch_gets_an_empty_answer():
+    """choose_batch and rank_batch of no positions: no plays (not numpy's error about stacking nothing);
+    positions without rolls, or rolls without positions: the usual FormatError."""
+    bot = Bot.load()
+    assert bot.choose_batch([], []) == [] and bot.rank_batch(np.zeros((0, 28), dtype=np.int8), []) == []
+    with pytest.raises(FormatError, match="1 positions but 0 rolls"):
+        bot.choose_batch([START_ID], [])
+    with pytest.raises(FormatError, match="0 positions but 1 rolls"):
+        bot.rank_batch([], ["43"])
+
+
 def test_hint_gives_each_plays_single_steps_when_asked():
     """model.service.hint's ``steps=True``: each play carries the single steps that play_steps gives
     for it (what the wildbg and bgweb doors answer with); without it, no "steps" entry."""
