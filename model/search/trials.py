@@ -345,6 +345,13 @@ class Trials:
             cf[cubeful] = util[best[cubeful]]
         return best, probs[best], cf
 
+    def _played_from(self, slots, where) -> tuple[np.ndarray, np.ndarray]:
+        """``_best``'s ``played_from`` for children played from ``self.pos[slots[where]]``: each distinct
+        position once, whatever its cube (a cubeful rollout's candidates, on the same dice, often stand
+        on the same position), so that their children are evaluated once."""
+        first, of = distinct_rows(self.pos[slots])
+        return self.pos[slots[first]], of[where]
+
     def _utility(self, probs, children, parent, frontier_slot):
         """What the mover maximises: cubeless equity, or checker_play_value at its cube state."""
         util = cubeless_equity(self.s.game, probs)
@@ -415,13 +422,14 @@ class Trials:
                 children = np.concatenate([luck_kids, play_kids])
                 parent = np.concatenate([luck_parent, rolls * len(first) + play_parent])
                 frontier = np.concatenate([np.repeat(distinct, rolls), distinct[thrown // rolls]])
-                played_from = (self.pos[distinct], np.concatenate([luck_parent // rolls, (thrown // rolls)[play_parent]]))
-                best, probs, cf = self._best(children, parent, frontier, played_from, distinct=True)
+                where = np.concatenate([luck_parent // rolls, (thrown // rolls)[play_parent]])
+                best, probs, cf = self._best(children, parent, frontier, self._played_from(distinct, where),
+                                             distinct=True)
                 luck_row, row = inverse * rolls + ROLL_INDEX[dice[:, 0], dice[:, 1]], rolls * len(first) + row
             else:  # every legal play of every roll: the luck and the play from the same values
                 frontier = np.repeat(distinct, rolls)
                 children, parent = legal_plays(game, self.pos[frontier], np.tile(ALL_ROLLS, (len(first), 1)))
-                best, probs, cf = self._best(children, parent, frontier, (self.pos[distinct], parent // rolls),
+                best, probs, cf = self._best(children, parent, frontier, self._played_from(distinct, parent // rolls),
                                              distinct=True)
                 luck_row = row
             luck_probs = probs[: rolls * len(first)]
