@@ -21,7 +21,7 @@ digit, a server the same as a command); such a process's figures differ from a n
 the last float32 digits. Rollouts and bot-against-bot games are long work from their start:
 ``nardibot rollout``, every process that plays a rollout's trials, ``nardibot duel`` and ``nardibot
 cube`` run every kernel (``use_every_kernel``, ``every_kernel``; 324 trials of the opening, cubeful,
-on 2 cores: 3.3 s instead of 5.0; a duel of the shipped net against pubeval, 400 games: 291 games
+on 2 cores: 3.1 s instead of 5.0; a duel of the shipped net against pubeval, 400 games: 300 games
 a second instead of 180). NARDIBOT_NO_NUMBA=1 keeps every process on numpy. Nothing
 here imports numba; each module with kernels imports them when they are first due.
 """

@@ -178,9 +178,10 @@ class LocalTrials:
     def _prepare(self) -> None:
         """What every process would load for itself, loaded once here before they are forked: the
         bear-off databases (the two-sided one: 0.14 s of CPU), and in a process that already runs every
-        kernel (``nardibot rollout``'s) the kernels, by one trial of two plies (about 0.5 s of CPU;
-        324 trials of the opening, cubeful, in 2 processes: 3.3 -> 2.8 s). A process on its warm-up (a
-        server) keeps its path: its forked processes load the kernels themselves."""
+        kernel (``nardibot rollout``'s) the kernels, by one trial of two plies (about 0.5 s of CPU the
+        first time, nothing after: each later rollout's processes find them loaded; a process that rolled
+        out 324 cubeful trials of the opening again and again took 2.8 s a rollout instead of 3.3). A
+        process on its warm-up (a server) keeps its path: its forked processes load the kernels themselves."""
         if self.s.bearoff:
             ExactEndgames(self.evaluator).load_databases()
         if compiled.numba_from_start():
