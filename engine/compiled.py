@@ -5,8 +5,8 @@ per-position work runs as numba kernels. Most give the same numbers bit for bit 
 the backgammon and long-nardi network inputs, model/net/encode_numba.py and nardi_numba.py; the move
 generator, engine/movegen_numba.py; the notation of a roll's plays, engine/notation_numba.py; the
 bear-off test and the cube values of checker play, model/net/forward_numba.py and
-model/cube/cube_numba.py; the rollouts' luck plays, model/search/top_plays_numba.py; each compared
-bit for bit in its test).
+model/cube/cube_numba.py; the rollouts' luck plays, model/search/top_plays_numba.py, and their
+distinct children, model/search/distinct_numba.py; each compared bit for bit in its test).
 One does not: the network's forward pass (model/net/forward_numba.py) sums in
 another order than the matrix library, so its probabilities agree with numpy's to float32 rounding.
 

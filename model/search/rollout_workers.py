@@ -30,8 +30,9 @@ Every process that plays trials, forked or a Ray worker, runs every compiled ker
 installed (engine/compiled.py's ``use_every_kernel``), the network's forward pass included, whatever
 the process that started it runs: a rollout is long work, and its numbers are all its own. That
 kernel's numbers for a row depend on the row (and the position it was played from) only, not on its
-batch: one seed gives the same numbers for any N, and as ``nardibot rollout --processes 1`` (which runs every kernel too), up to
-the last float64 digit or two of the cubeful values (sums of other lengths). Before forking, this
+batch: one seed gives the same numbers for any N, and as ``nardibot rollout --processes 1`` (which
+runs every kernel too), up to the last float64 digit or two of the cubeful values (sums of other
+lengths). Before forking, this
 process loads the bear-off databases (and, where it runs every kernel itself, the kernels) once for
 all of them (``LocalTrials._prepare``). Without numba the forward pass is the matrix library's, whose
 float32 sums depend in their last bits on how many rows go through it together (the BLAS blocks its
