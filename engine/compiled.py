@@ -29,6 +29,7 @@ here imports numba; each module with kernels imports them when they are first du
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from contextlib import contextmanager
 from importlib.util import find_spec
@@ -60,10 +61,11 @@ def numba_installed() -> bool:
 
 
 def numba_due() -> bool:
-    """Whether the kernels should run now: the warm-up spent, numba installed and not switched off."""
+    """Whether the kernels should run now: the warm-up spent (or inside ``every_kernel``), numba installed
+    and not switched off."""
     if _forced is not None:
         return _forced
-    return _numpy_seconds >= WARMUP_SECONDS and numba_installed()
+    return (_numpy_seconds >= WARMUP_SECONDS or _here.every) and numba_installed()
 
 
 def charge_numpy(seconds: float) -> None:
@@ -73,11 +75,12 @@ def charge_numpy(seconds: float) -> None:
 
 
 def numba_from_start() -> bool:
-    """Whether this process runs the kernels from its first call (no warm-up, or ``use_numba(True)``):
-    where the kernels that are not bit for bit may run (the module docstring)."""
+    """Whether this process runs the kernels from its first call (no warm-up, or ``use_numba(True)``), or
+    this thread is inside ``every_kernel``: where the kernels that are not bit for bit may run (the
+    module docstring)."""
     if _forced is not None:
         return _forced
-    return WARMUP_SECONDS == 0 and numba_installed()
+    return (WARMUP_SECONDS == 0 or _here.every) and numba_installed()
 
 
 def use_numba(flag: bool | None) -> bool | None:
@@ -103,15 +106,24 @@ def use_every_kernel() -> bool | None:
     return previous
 
 
+class _Here(threading.local):
+    every = False  # inside ``every_kernel``, in this thread
+
+
+_here = _Here()
+
+
 @contextmanager
 def every_kernel():
-    """``use_every_kernel`` for a block, the previous setting restored after it: a command of long work
-    (``nardibot rollout``, ``duel``, ``cube``), which may run inside another program (a test)."""
-    previous = use_every_kernel()
+    """Every kernel, as ``use_every_kernel`` gives them, in this thread for a block: a command of long
+    work (``nardibot rollout``, ``duel``, ``cube``), which may run inside another program (a test), and
+    a server's rollout job, whose thread runs beside requests that keep the server's path."""
+    previous = _here.every
+    _here.every = True
     try:
         yield
     finally:
-        use_numba(previous)
+        _here.every = previous
 
 
 class Kernels:

@@ -139,9 +139,11 @@ class ExactEndgames:
         if self.two_sided:
             two_sided()
 
-    def scored_by_kernel(self, positions: np.ndarray, children: bool = False, parents=None):
+    def scored_by_kernel(self, positions: np.ndarray, children: bool = False, skip_bearoff: bool = True,
+                         parents=None):
         """The net's ``scored_by_kernel`` (None where it has none or it does not run) with the bear-off
-        rows left to the caller, who answers them through ``probabilities``, from the databases."""
+        rows left to the caller, who answers them through ``probabilities``, from the databases
+        (always: ``skip_bearoff`` is there for wrappers that pass it on)."""
         kernel = getattr(self.net, "scored_by_kernel", None)
         return kernel(positions, children=children, skip_bearoff=True, parents=parents) if kernel is not None else None
 

@@ -245,6 +245,31 @@ class Checked:
         self.net.eval()
         return self
 
+    def scored_by_kernel(self, positions: np.ndarray, children: bool = False, skip_bearoff: bool = False,
+                         parents=None):
+        """The net's ``scored_by_kernel`` (model/net/evaluator.py's ``child_probabilities`` takes its
+        compiled path through it), in the same blocks, ``check()`` before each; None where it does not
+        run. A row's numbers do not depend on its block."""
+        kernel = getattr(self.net, "scored_by_kernel", None)
+        if kernel is None:
+            return None
+        n = len(positions)
+        size = self.block or max(n, 1)
+        out, left = None, np.zeros(n, dtype=bool)
+        for start in range(0, n, size):
+            self.check()
+            rows = slice(start, start + size)
+            part = None if parents is None else (parents[0], parents[1][rows])
+            got = kernel(positions[rows], children=children, skip_bearoff=skip_bearoff, parents=part)
+            if got is None:
+                return None
+            if out is None:
+                out = np.empty((n, got[0].shape[1]))
+            out[rows] = got[0]
+            if got[1] is not None:
+                left[rows] = got[1]
+        return None if out is None else (out, left if left.any() else None)
+
     def probabilities(self, positions: np.ndarray, device="cpu") -> np.ndarray:
         n = len(positions)
         if self.block is None or n <= self.block:

@@ -51,6 +51,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
+from engine import compiled
 from engine import game as g
 from engine.formats.matchfiles import MAT_SUFFIX, SGF_SUFFIX, match_file
 from engine.formats.svg import click_regions, svg_board
@@ -278,7 +279,8 @@ def create_app(shelf: BotShelf | None = None, *, max_body: int = MAX_BODY, rollo
             def progress(n):
                 job.done_units += n
 
-            return planned.run(progress=progress, stop=job.cancel_requested.is_set)
+            with compiled.every_kernel():  # long work: every compiled kernel, in the job's thread only
+                return planned.run(progress=progress, stop=job.cancel_requested.is_set)
 
         try:
             return jobs.submit("rollout", req.trials, work).to_json()

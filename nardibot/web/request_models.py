@@ -24,8 +24,8 @@ ROLLOUT_BATCH = {0: None, 1: 16, 2: 1}
 looks ahead from every roll's best plays at once: some 400 positions a play at 1 ply, 8,000 at 2 (the
 3-1 opening's plays, 256 trials in play: over 2 GB at 1 ply, past 5.5 GB at 2 before a trial was
 done); 16 and 1 stay near 200 MB and play as many trials a second. A job's numbers are those of
-``nardibot rollout --ply N --batch B --processes 1``, to float32 rounding where numba is installed (the
-command then runs the compiled forward pass, engine/compiled.py; a job runs the server's path)."""
+``nardibot rollout --ply N --batch B --processes 1``: both run every compiled kernel where numba is
+installed (engine/compiled.py's ``every_kernel``; a job in its own thread only)."""
 Game = Literal["backgammon", "nardi"]
 
 

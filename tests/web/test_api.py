@@ -162,9 +162,10 @@ JOB_DEADLINE = 600
 """Seconds a test waits for a job's state at most (a hang guard; a loaded runner took longer than 30 s)."""
 
 
-def test_rollout_job_runs_to_its_result(client):
+def test_rollout_job_runs_to_its_result(client, capsys):
     """A rollout job reports its progress and ends with rollout --json's result for the plays of 3-1
-    (truncated, to be quick); a play that is not legal is refused at once."""
+    (truncated, to be quick), the command's numbers to the last digit (both run every compiled kernel,
+    the job in its own thread); a play that is not legal is refused at once."""
     started = client.post("/api/rollout", json={"position": OPENING, "dice": "31", "trials": 36, "truncate": 6,
                                                 "plays": ["8/5 6/5", "24/23 13/10"]})
     assert started.status_code == 202 and started.json()["status"] in ("queued", "running")
@@ -172,6 +173,12 @@ def test_rollout_job_runs_to_its_result(client):
     assert job["status"] == "done" and job["done"] == job["total"] == 36 and job["progress"] == 1
     result = job["result"]
     assert result["trials_done"] == 36 and {p["move"] for p in result["plays"]} == {"8/5 6/5", "24/23 13/10"}
+    from evaluate import main as evaluate_main  # the command's numbers, to the last digit
+
+    assert evaluate_main(["rollout", OPENING, "--dice", "31", "--trials", "36", "--truncate", "6", "--plays",
+                          "8/5 6/5,24/23 13/10", "--processes", "1", "--json", "--no-progress"]) == 0
+    command = json.loads(capsys.readouterr().out)
+    assert result["plays"] == command["plays"] and result["settings"] == command["settings"]
     assert "24/18" in refused(client.post("/api/rollout", json={"position": OPENING, "dice": "31",
                                                                 "plays": ["24/18"]}))
 
