@@ -95,10 +95,11 @@ def use_numba(flag: bool | None) -> bool | None:
 
 def use_every_kernel() -> bool | None:
     """From now on this process runs every kernel, the forward pass included, where numba is installed
-    and not switched off (NARDIBOT_NO_NUMBA, ``use_numba(False)``): for work that is long from its start
-    and whose numbers are all its own: a rollout (``nardibot rollout``, and each process forked to play
-    trials, model/search/rollout_workers.py), the games of ``nardibot duel`` and ``cube``. Its numbers are then those of a process on numba from its
-    first call, whatever ran before. Returns the previous setting: ``use_numba(previous)`` restores it."""
+    and not switched off (NARDIBOT_NO_NUMBA, ``use_numba(False)``): for a process whose work is long
+    from its start and all its own, each process forked (or each Ray worker) to play a rollout's trials
+    (model/search/rollout_workers.py). Its numbers are then those of a process on numba from its first
+    call, whatever ran before. Returns the previous setting: ``use_numba(previous)`` restores it.
+    ``every_kernel`` does the same for a block of one thread."""
     global _forced
     previous = _forced
     if _forced is None and numba_installed():
