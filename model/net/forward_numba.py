@@ -244,7 +244,8 @@ def _contact_forward_kernel(tables, source):
         evaluator.py's ``child_probabilities`` does (the row seen by the side on roll, its probabilities
         flipped back), and finished games are left to the caller. ``skip_bearoff``: so are the positions
         (seen by the side on roll) that model/net/bearoff.py's ``bearoff_mask`` holds. Rows left are zeros
-        in ``out`` and marked in ``left`` (B,) bool; returns how many there are.
+        in ``out`` and marked in ``left`` (B,) bool; returns how many there are (-1: a parent index
+        outside ``parents``, nothing done).
         ``parents`` (P, 28) int8 and ``parent_of`` (B,) int64 (children only; empty: none): row b was
         played from ``parents[parent_of[b]]``, whose first hidden layer, worked out once, anchors the
         row's (``_anchored_first_layer``): each row's numbers then depend on the row and its parent."""
@@ -268,6 +269,10 @@ def _contact_forward_kernel(tables, source):
         units = t0
         anchored = children and parent_of.shape[0] == positions.shape[0] and positions.shape[0] > 0
         n_anchors = parents.shape[0] if anchored else 0
+        if anchored:
+            for b in range(parent_of.shape[0]):
+                if parent_of[b] < 0 or parent_of[b] >= n_anchors:
+                    return -1
         anchor_x = np.empty((n_anchors, inputs), dtype=np.float32)
         anchor_h = np.empty((n_anchors, weights[0].shape[1]), dtype=np.float32)
         ready = np.zeros(n_anchors, dtype=np.bool_)
@@ -379,10 +384,14 @@ def contact_forward(net, positions: np.ndarray, children: bool, skip_bearoff: bo
     out = np.empty((len(positions), 5))
     left = np.empty(len(positions), dtype=np.bool_)
     from_pos, index = _NO_PARENTS if parents is None or not children else parents
+    if len(index) and len(index) != len(positions):
+        raise ValueError(f"parents: an index for each of the {len(positions)} children, got {len(index)}")
     count = contact_forward_kernel(np.ascontiguousarray(positions, dtype=np.int8),
                                    net.kernel_weights[0], net.kernel_weights[1], net.head_t, net.head[1],
                                    children, skip_bearoff, np.ascontiguousarray(from_pos, dtype=np.int8),
                                    np.ascontiguousarray(index, dtype=np.int64), out, left)
+    if count < 0:
+        raise ValueError(f"parents: an index outside the {len(from_pos)} positions")
     return out, left, count
 
 

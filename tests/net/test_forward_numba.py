@@ -256,3 +256,19 @@ def test_weights_that_are_not_halves_stay_float32():
 
     with pytest.raises(ValueError, match="beyond float16's range"):
         hidden_weights_as_halves({"body.0.weight": far.layers[0][0].T, "head.weight": far.head_t})
+
+
+def test_parents_that_do_not_fit_the_children_are_refused():
+    """The kernel reads a child's parent unchecked: an index per child, each within the parents, or a
+    ValueError before it runs."""
+    from engine.movegen import legal_plays
+    from model.net import forward_numba
+
+    net = shipped("backgammon.safetensors")
+    start, dice = random_positions("backgammon", 4, seed=51)
+    children, parent = legal_plays("backgammon", start, dice)
+    for bad in ((start, parent[:-1]), (start[:1], parent), (start, parent - 1)):
+        with pytest.raises(ValueError, match="parents"):
+            forward_numba.contact_forward(net, children, True, False, bad)
+    out, _, _ = forward_numba.contact_forward(net, children, True, False, (start, parent))
+    assert out.shape == (len(children), 5)
