@@ -227,6 +227,24 @@ def forward_kernel(x, weights, biases, head_t, head_b, backgammon, out):
         _forward_rows(a, rows, x.shape[1], weights, biases, head_t, head_b, backgammon, out[start:start + rows], h, index)
 
 
+@njit(cache=True, inline="always")
+def _flip_row(p, q):
+    """engine/board.py's flip of position ``p`` (28,) into ``q``: our point i is the opponent's 23 - i."""
+    for i in range(24):
+        q[i] = -p[23 - i]
+    q[24], q[25], q[26], q[27] = p[25], p[24], p[27], p[26]
+
+
+@njit(cache=True, inline="always")
+def _encode_row(q, x, own, opp, units, tables):
+    """The backgammon feature-version-3 inputs of position ``q`` (28,) into ``x[:253]`` (encode_numba.py's
+    functions; ``own``, ``opp`` scratch (25,) int64)."""
+    _sides(q, own, opp)
+    _units(own, x, 0, units, 25)
+    _units(opp, x, 125, units, 25)
+    _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
+
+
 def _contact_forward_kernel(tables, source):
     """``contact_forward_kernel`` with the inputs' ``tables`` (contact_inputs.py's KERNEL_TABLES) compiled in
     as constants, so that a call does not hand over and type-check eleven arrays (0.8 of one position's
@@ -281,10 +299,8 @@ def _contact_forward_kernel(tables, source):
         count = 0
         for b in range(positions.shape[0]):
             p = positions[b]
-            if children:  # engine/board.py's flip: our point i is the opponent's 23 - i
-                for i in range(24):
-                    q[i] = -p[23 - i]
-                q[24], q[25], q[26], q[27] = p[25], p[24], p[27], p[26]
+            if children:
+                _flip_row(p, q)
             else:
                 q[:] = p
             left[b] = (children and p[26] == 15) or (skip_bearoff and _bearoff_row(q, True))
@@ -293,23 +309,13 @@ def _contact_forward_kernel(tables, source):
                 count += 1
             else:
                 x = a[rows]
-                _sides(q, own, opp)
-                _units(own, x, 0, units, 25)
-                _units(opp, x, 125, units, 25)
-                _both_features(own, opp, x, np.int64(100), np.int64(225), np.int64(250), tables)
+                _encode_row(q, x, own, opp, units, tables)
                 if anchored:
                     k = parent_of[b]
                     if not ready[k]:  # the parent, seen as its children are (flipped), and its sums
-                        pk = parents[k]
-                        for i in range(24):
-                            q[i] = -pk[23 - i]
-                        q[24], q[25], q[26], q[27] = pk[25], pk[24], pk[27], pk[26]
-                        ax = anchor_x[k]
-                        _sides(q, own, opp)
-                        _units(own, ax, 0, units, 25)
-                        _units(opp, ax, 125, units, 25)
-                        _both_features(own, opp, ax, np.int64(100), np.int64(225), np.int64(250), tables)
-                        _anchor_sums(ax, inputs, weights[0], biases[0], anchor_h[k], index)
+                        _flip_row(parents[k], q)
+                        _encode_row(q, anchor_x[k], own, opp, units, tables)
+                        _anchor_sums(anchor_x[k], inputs, weights[0], biases[0], anchor_h[k], index)
                         ready[k] = True
                     _anchored_first_layer(x, inputs, anchor_x[k], anchor_h[k], weights[0], h, delta, index)
                 held[rows] = b
