@@ -161,6 +161,24 @@ def test_choose_batch_is_the_first_play_of_rank_batch(tiny, name, game):
         assert bot.choose(START_ID, "43") == bot.rank(START_ID, "43")[0]
 
 
+def test_arrays_a_cast_would_change_are_refused_one_at_a_time_and_in_a_batch():
+    """An array entry that int8 does not hold as it is (261 would wrap to 5, 2.5 be cut to 2, nan) is a
+    FormatError naming it, for one position and for a batch (whose arrays are checked at once), not
+    an answer for another position; whole floats are read as they are."""
+    start = start_position("backgammon").astype(np.int64)
+    wrapped, half = start.copy(), start.astype(float)
+    wrapped[5] += 256
+    half[5] += 0.5
+    bot = Bot.load()
+    for bad, shown in ((wrapped, "261"), (half, "5.5"), (np.full(28, np.nan), "nan")):
+        with pytest.raises(FormatError, match=f"whole numbers of checkers, got {shown}$"):
+            bot.choose(bad, "31")
+        for batch in ([start] * 8 + [bad], np.stack([start] * 8 + [bad])):
+            with pytest.raises(FormatError, match=f"got {shown}$"):
+                bot.choose_batch(batch, ["31"] * 9)
+    assert bot.choose_batch([start.astype(float)] * 9, ["31"] * 9) == bot.choose_batch([start] * 9, ["31"] * 9)
+
+
 def test_an_empty_batch_gets_an_empty_answer():
     """choose_batch and rank_batch of no positions: no plays (not numpy's error about stacking nothing);
     positions without rolls, or rolls without positions: the usual FormatError."""

@@ -32,12 +32,23 @@ def read_position(game: str, position) -> np.ndarray:
     return read_position_and_info(game, position)[0]
 
 
+def _as_int8(position: np.ndarray) -> np.ndarray:
+    """An array position as int8; FormatError where an entry is not a whole number int8 holds (a cast
+    would wrap 261 to 5, or cut 2.5 to 2, and answer for another position)."""
+    with np.errstate(invalid="ignore"):
+        pos = position.astype(np.int8)
+    if position.dtype != np.int8 and not np.array_equal(pos, position):
+        bad = np.asarray(position)[pos != position].flat[0].item()
+        raise FormatError(f"a position's entries are whole numbers of checkers, got {bad!r}")
+    return pos
+
+
 def read_position_and_info(game: str, position) -> tuple[np.ndarray, MatchInfo | None]:
     """``read_position``'s position and the cube and match state a text form carries (a Match ID or an
     XGID; None for an array, a JSON form or a bare Position ID)."""
     check_game(game)
     if isinstance(position, np.ndarray):
-        pos = position.astype(np.int8)
+        pos = _as_int8(position)
         try:
             validate(game, pos)
         except ValueError as e:
@@ -63,15 +74,18 @@ def read_valid_arrays(game: str, positions) -> np.ndarray | None:
     wrong with a bad one)."""
     check_game(game)
     if isinstance(positions, np.ndarray) and positions.ndim == 2 and positions.shape[1] == 28:
-        pos = positions.astype(np.int8)  # one array of rows: no row to look at one by one
+        given = positions  # one array of rows: no row to look at one by one
     elif (isinstance(positions, (list, tuple)) and len(positions) >= BATCH_AT
           and all(isinstance(p, np.ndarray) and p.shape == (28,) for p in positions)):
-        pos = np.stack(positions).astype(np.int8)
+        given = np.stack(positions)
     else:
         return None
-    if len(pos) < BATCH_AT:
+    if len(given) < BATCH_AT:
         return None
-    return pos if is_valid(game, pos).all() else None
+    with np.errstate(invalid="ignore"):
+        pos = given.astype(np.int8)
+    exact = given.dtype == np.int8 or np.array_equal(pos, given)
+    return pos if exact and is_valid(game, pos).all() else None
 
 
 def read_dice(dice) -> np.ndarray:
