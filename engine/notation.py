@@ -564,5 +564,6 @@ def _why_not_legal(game, dice, played, legal) -> str:
     return f"not a legal play of {dice[0]}-{dice[1]}"
 
 
-__all__ = ["NO_PLAY", "format_generated_each", "format_generated_many", "format_play", "format_plays", "format_step_lists", "generated_steps",
-           "group_steps", "parse_play", "partial_play", "play_steps", "read_legs", "steps"]
+__all__ = ["NO_PLAY", "format_generated_each", "format_generated_many", "format_play", "format_plays",
+           "format_step_lists", "generated_steps", "group_steps", "parse_play", "partial_play", "play_steps",
+           "read_legs", "steps"]
