@@ -17,7 +17,10 @@ and any of them with " prune K" after it (say "actors 2 prune 8"): the actors pl
 games/s counts the games whose positions were learned, learning included. gnubg's speed is Debian's
 gnubg 1.07 rolling out the opening position cubeless at 0-ply without variance reduction or
 truncation (scripts/bench_rollout.py's script): each trial is one whole game of gnubg against itself.
-The settings and gnubg take turns, --runs rounds; the medians are reported, with the load average.
+Each setting is compared with gnubg on as many calculation threads as the cores it uses: actors 0
+the learner's torch threads (--threads; 0: every core), Ray actors the whole machine (the actors
+and the learner share its cores), so "actors 2" on 2 cores meets gnubg on 2 threads. The settings and
+gnubg take turns, --runs rounds; the medians are reported, with the load average.
 Like train.py, numpy's BLAS gets one thread (model/runtime.py; the runs inherit the setting); before
 that was set here, the in-process runs of feature version 3 spent much of their time in two-thread BLAS.
 
@@ -55,6 +58,13 @@ def parse_setting(setting: str) -> tuple[str, int, int]:
             len(words) == 4 and (words[2] != "prune" or not words[3].isdigit())):
         raise ValueError(f"not a setting: {setting!r} (one of {', '.join(SETTINGS)}, optionally followed by 'prune K')")
     return words[0], int(words[1]), int(words[3]) if len(words) == 4 else 0
+
+
+def setting_cores(setting: str, threads: int) -> int:
+    """The cores a setting uses, so the gnubg threads it is compared with: the learner's torch threads
+    in process (``threads``; 0: every core), the whole machine with Ray actors beside the learner."""
+    cores = os.cpu_count() or 1
+    return min(threads or cores, cores) if parse_setting(setting)[1] == 0 else cores
 
 
 def one(setting: str, args) -> dict:
@@ -145,7 +155,9 @@ def main(argv: list[str]) -> int:
     # each tree's run sets up its process as its own code does (model/runtime.py of that tree)
     own_env = {k: v for k, v in os.environ.items() if k not in model.runtime.SET_HERE}
     labels = [label + s for s in settings for label, _ in trees]
-    rows: dict[str, list[dict]] = {k: [] for k in labels + ["gnubg 0-ply self-play"]}
+    gnubg_threads = sorted({setting_cores(s, args.threads) for s in settings})
+    gnubg_label = {n: f"gnubg 0-ply self-play, {n} thread{'s' if n > 1 else ''}" for n in gnubg_threads}
+    rows: dict[str, list[dict]] = {k: [] for k in labels + list(gnubg_label.values())}
     loads = [os.getloadavg()[0]]
     for r in range(args.runs):
         for setting in settings:
@@ -162,19 +174,25 @@ def main(argv: list[str]) -> int:
                 rows[label + setting].append(json.loads(line[0][7:]))
                 print(f"run {r + 1} {label + setting:<10} {rows[label + setting][-1]['games_per_s']:7.0f} games/s "
                       f"(staleness {rows[label + setting][-1]['staleness']:.2f})", flush=True)
-        g = gnubg_rollout(args.gnubg, "4HPwATDgc/ABMA", args.gnubg_games, False)
-        rows["gnubg 0-ply self-play"].append({"games": g["trials"], "seconds": g["seconds"],
-                                              "games_per_s": g["trials_per_s"], "cpu_seconds": g["cpu_seconds"]})
-        print(f"run {r + 1} gnubg 0-ply self-play {g['trials_per_s']:7.0f} games/s", flush=True)
+        for n, key in gnubg_label.items():
+            g = gnubg_rollout(args.gnubg, "4HPwATDgc/ABMA", args.gnubg_games, False, n)
+            rows[key].append({"games": g["trials"], "seconds": g["seconds"], "games_per_s": g["trials_per_s"],
+                              "cpu_seconds": g["cpu_seconds"]})
+            print(f"run {r + 1} {key} {g['trials_per_s']:7.0f} games/s", flush=True)
         loads.append(os.getloadavg()[0])
-    gnubg = statistics.median(x["games_per_s"] for x in rows["gnubg 0-ply self-play"])
+    medians = {k: statistics.median(x["games_per_s"] for x in v) for k, v in rows.items()}
+    # each of ours against gnubg on as many threads as the setting's cores
+    against = {label + s: setting_cores(s, args.threads) for s in settings for label, _ in trees}
     out = {"checkpoint": Path(args.checkpoint).name, "compare": args.compare, "parallel_games": args.parallel_games,
            "samples_per_update": args.samples_per_update, "updates": args.updates, "cores": os.cpu_count(),
-           "load_average_1min": loads, "runs": rows,
-           "median_games_per_s": {k: statistics.median(x["games_per_s"] for x in v) for k, v in rows.items()}}
+           "load_average_1min": loads, "runs": rows, "median_games_per_s": medians,
+           "gnubg_threads_of_setting": against,
+           "ratio_to_gnubg": {k: medians[k] / medians[gnubg_label[n]] for k, n in against.items()}}
     print(f"\nmedians of {args.runs} runs (load average {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} cores):")
-    for k, v in out["median_games_per_s"].items():
-        print(f"  {k:<32}{v:7.0f} games/s   {v / gnubg:5.2f}x gnubg")
+    for k, v in medians.items():
+        ratio = f"   {out['ratio_to_gnubg'][k]:5.2f}x gnubg on {against[k]} thread{'s' if against[k] > 1 else ''}" \
+            if k in against else ""
+        print(f"  {k:<36}{v:7.0f} games/s{ratio}")
     if args.json:
         write_json(args.json, out, make_folder=True)
     return 0
