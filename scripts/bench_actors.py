@@ -73,14 +73,15 @@ def one(setting: str, args) -> dict:
     import torch
 
     from model.net.checkpoint import load_net
+    from model.net.device import learner_threads
     from model.train.actors import LocalActor, RayActors
     from model.train.td import SelfPlayActor, TDLearner
 
-    torch.set_num_threads(args.threads or os.cpu_count() or 1)
+    kind, n, prune = parse_setting(setting)
+    torch.set_num_threads(learner_threads(args.threads, n))  # as train.py with actors on this machine
     torch.manual_seed(0)
     net, _ = load_net(args.checkpoint, "backgammon", backend="torch")
     learner = TDLearner(net, batch_size=1024)
-    kind, n, prune = parse_setting(setting)
     cluster = None
     if kind == "cluster":
         import ray
@@ -124,7 +125,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--parallel-games", type=int, default=256, help="games side by side per actor")
     parser.add_argument("--samples-per-update", type=int, default=16_384)
     parser.add_argument("--updates", type=int, default=8, help="timed learning passes per run")
-    parser.add_argument("--threads", type=int, default=0, help="the learner's torch threads (0 = all cores)")
+    parser.add_argument("--threads", type=int, default=0, help="the learner's torch threads (0: as train.py sets "
+                        "them, all cores less one a core for each actor on the local Ray)")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--settings", default=",".join(SETTINGS), help="which of: " + ", ".join(SETTINGS) + ", each optionally followed by ' prune K'")
     parser.add_argument("--gnubg", default="/usr/games/gnubg")

@@ -5,6 +5,17 @@ from __future__ import annotations
 import os
 
 
+def learner_threads(threads: int, local_actors: int = 0) -> int:
+    """The torch CPU threads of a learner: ``threads`` when given (> 0), else one a core, less one a core
+    for each of ``local_actors`` self-play actors playing on this machine beside it (at least one).
+    Two Ray actors and a learner on two threads on a 2-core machine: torch's threads wait for work
+    by spinning on the cores the actors play on, 250 to 270 games/s of self-play with learning
+    against 310 to 430 with the learner on one thread (scripts/bench_actors.py, "actors 2")."""
+    if threads > 0:
+        return threads
+    return max(1, (os.cpu_count() or 1) - max(0, local_actors))
+
+
 def choose_device(name: str = "auto", threads: int = 0) -> str:
     """The torch device called ``name``; "auto" is cuda when there is a CUDA device, else cpu. Sets torch's
     CPU threads to ``threads`` (0: one a core). Without torch (the light install) "auto" and "cpu" are

@@ -100,7 +100,7 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
     from tqdm import tqdm
 
     from model.net.checkpoint import CheckpointError, CheckpointWriteError, load_net, save
-    from model.net.device import choose_device
+    from model.net.device import choose_device, learner_threads
     from model.net.network import NetConfig, OutcomeNet
     from model.train.actors import ActorsError, LocalActor, RayActors
     from model.train.evaluation import benchmark_check, strength_check
@@ -108,7 +108,9 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
     from model.train.td import SelfPlayActor, TDLearner
 
     try:
-        device = choose_device(args.device, args.threads)
+        # Ray actors started on this machine play on its cores: the learner leaves them theirs
+        local_actors = args.actors if args.actors and not args.ray_address else 0
+        device = choose_device(args.device, learner_threads(args.threads, local_actors))
     except ValueError as e:
         raise UsageError(str(e)) from None
     run_dir = Path(args.run_dir or f"runs/{args.game}__{args.seed}__{time.strftime('%Y%m%d-%H%M%S')}")
@@ -148,7 +150,8 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
                                prune=args.target_prune, play_prune=args.play_prune)
         except ActorsError as e:
             raise UsageError(str(e)) from None
-        print(f"{args.actors} self-play actors on Ray (pids {' '.join(map(str, source.pids))})", flush=True)
+        print(f"{args.actors} self-play actors on Ray (pids {' '.join(map(str, source.pids))}); the learner on "
+              f"{torch.get_num_threads()} torch thread{'s' if torch.get_num_threads() > 1 else ''}", flush=True)
     else:
         actor = SelfPlayActor(net, games=args.parallel_games, lam=args.lam, seed=args.seed + games_done,
                               device=device, explore=args.explore, exact_endgames=args.exact_endgames,

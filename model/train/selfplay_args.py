@@ -75,7 +75,8 @@ class Args:
     eval_games: int = option(400, help="mirrored games per strength check and opponent")
     seed: int = option(1, help="seed for dice and weights: the same seed gives the same run")
     device: str = option("auto", help="cpu, cuda, or auto (cuda when available)")
-    threads: int = option(0, help="torch CPU threads (0 = all cores)")
+    threads: int = option(0, help="torch CPU threads (0 = all cores, less one a core for each of --actors "
+                                  "on a Ray started here)")
     actors: int = option(0, help="self-play actors as Ray actors in their own processes, the learner in this "
                                  "one (0 = the actor plays in this process, no Ray; needs the [ray] extra)")
     ray_address: str = option("", help="with --actors: join the running Ray cluster at HOST:PORT or 'auto' "

@@ -4,7 +4,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from model.net.device import choose_device
+from model.net.device import choose_device, learner_threads
 
 
 def test_auto_cpu_and_threads():
@@ -38,3 +38,11 @@ def test_without_torch_networks_run_on_the_cpu(monkeypatch):
     assert choose_device("auto", 1) == "cpu" and choose_device("cpu") == "cpu"
     with pytest.raises(ValueError, match=r"needs torch \(the \[train\] extra\)"):
         choose_device("cuda")
+
+
+def test_learner_threads_leave_the_local_actors_their_cores(monkeypatch):
+    monkeypatch.setattr("os.cpu_count", lambda: 8)
+    assert learner_threads(0) == 8  # no actors here: every core
+    assert learner_threads(0, 3) == 5  # three actors on this machine keep three cores
+    assert learner_threads(0, 8) == 1 and learner_threads(0, 20) == 1  # never fewer than one
+    assert learner_threads(4, 3) == 4  # --threads given wins
