@@ -109,7 +109,9 @@ class PlannedRollout:
 
 def plan_rollout(bot, query: Query, settings: RolloutSettings) -> PlannedRollout:
     """The rollout of a query (its dice: the plays of the roll; none: the position and its cube
-    decision), the cube and match state read at once (a server refuses a bad one before queueing)."""
+    decision), the cube and match state read at once (a server refuses a bad one before queueing).
+    FormatError for plays named without dice (``_plays_need_dice``)."""
+    _plays_need_dice(query, settings.plays)
     state = cube_view_of(query.position, query.info, settings.met) if query.game == "backgammon" else None
     return PlannedRollout(bot, query, settings, state)
 
@@ -134,15 +136,25 @@ def confirm_hint(bot, query: Query, answer: dict, trials: int, top: int, met: st
     return rollout_answer(bot, query, settings, bar=bar)
 
 
+def _plays_need_dice(query: Query, plays) -> None:
+    """Plays other than the default are candidates of a roll: without dice there are none to roll out
+    (the rollout is of the position), so they are refused rather than left unused."""
+    if query.dice is None and plays != RolloutSettings.plays:
+        what = "the position and its cube decision" if query.game == "backgammon" else "the position"
+        raise FormatError(f"plays {plays if isinstance(plays, str) else ', '.join(plays)!r} need dice: they pick "
+                          f"among a roll's plays, and without dice the rollout is of {what}")
+
+
 def check_rollout(query: Query, plays) -> int:
     """Refuse at once what the rollout would refuse later (a server, before it queues the job): a
-    finished game, a roll with no legal play, a play that is not legal. Returns how many candidates
+    finished game, plays named without dice, a roll with no legal play, a play that is not legal. Returns how many candidates
     the rollout will roll out at most (a server bounds the trials x candidates whose results a job keeps):
     without dice 3 (the position, no double, double/take), with dice the move filter's ``keep``, the
     legal plays, or the distinct plays named."""
     pos = query.position
     if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
         raise FormatError("the game is over: a side has borne off all 15 checkers")
+    _plays_need_dice(query, plays)
     if query.dice is None:
         return 3
     children, _ = legal_plays(query.game, pos[None], query.dice[None])

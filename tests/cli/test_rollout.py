@@ -84,11 +84,13 @@ def test_the_table_and_other_position_forms(capsys, nets):
     ([json.dumps({"board": [1] + [0] * 23, "bar": [0, 0], "off": [14, 15]})], "over"),
     ([START_ID, "--dice", "31", "--trials", "0"], "--trials"),
     ([START_ID, "--dice", "31", "--plays", "24/18"], "24/18"),
+    ([START_ID, "--plays", "all"], "need dice"),  # plays without a roll would go unused
     (["4HPwATDgc/ABM"], "14 characters"),
     ([START_ID, "--ply", "5"], "invalid choice"),
 ])
 def test_bad_input_is_one_line_and_exit_2(nets, args, message):
-    """No legal play, a finished game, no trials, an illegal play, a bad ID, a bad flag: exit 2, one line."""
+    """No legal play, a finished game, no trials, an illegal play, plays without dice, a bad ID, a bad
+    flag: exit 2, one line."""
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "rollout", *FAST, *args, "--bot",
                            str(nets["backgammon"])], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

@@ -181,6 +181,7 @@ def test_rollout_job_runs_to_its_result(client, capsys):
     assert result["plays"] == command["plays"] and result["settings"] == command["settings"]
     assert "24/18" in refused(client.post("/api/rollout", json={"position": OPENING, "dice": "31",
                                                                 "plays": ["24/18"]}))
+    assert "need dice" in refused(client.post("/api/rollout", json={"position": OPENING, "plays": ["8/5 6/5"]}))
 
 
 def test_rollout_jobs_can_be_cancelled_running_or_queued(client):
