@@ -471,17 +471,23 @@ def main(argv: list[str]) -> int:
                       "every compiled kernel" if args.kernels == "all" else "the bit-for-bit kernels only"))
     print(f"{os.cpu_count()} cores, load average (1 min) {min(loads):.2f}-{max(loads):.2f}; medians of "
           f"{args.rounds} round(s); CPU time in process, wall time for whole commands, self-play and rollouts")
-    print("\n| work | cores each | this project | gnubg 1.07 / gnubg-nn (C) | ratio |\n|---|---|---|---|---|")
+    print("\n| work | cores each | this project | gnubg 1.07 / gnubg-nn (C) | ratio | rounds' ratios |\n"
+          "|---|---|---|---|---|---|")
     for key, work, unit, higher, cores, _ in rows:
         ours = statistics.median(r[0] for r in runs[key])
         theirs = [r[1] for r in runs[key] if r[1] is not None]
         theirs = statistics.median(theirs) if theirs else None
         ratio = None if theirs is None else (ours / theirs if higher else theirs / ours)
-        table[key] = {"ours": ours, "gnubg": theirs, "unit": unit, "ratio": ratio}
+        # each round's own pair, timed one right after the other: how far the host's load moved the ratio
+        paired = [(o / t if higher else t / o) for o, t in runs[key] if t is not None and o and t]
+        spread = f"{min(paired):.2f}-{max(paired):.2f}" if paired else "-"
+        table[key] = {"ours": ours, "gnubg": theirs, "unit": unit, "ratio": ratio, "ratio_rounds": paired}
         extra = f" ({1e6 / ours:.0f} us each; {matrix[1]}: {matrix[0] * 1e6:.1f})" if key == "eval_one" else ""
         print(f"| {work.format(**sizes)} | {cores} | {fmt(ours, unit)} {unit}{extra} | "
-              f"{fmt(theirs, unit)}{f' {unit}' if theirs is not None else ''} | {'-' if ratio is None else f'{ratio:.2f}'} |")
-    print("\nratio: ours / gnubg's rate (for times: gnubg's time / ours), so above 1 is faster than gnubg.")
+              f"{fmt(theirs, unit)}{f' {unit}' if theirs is not None else ''} | {'-' if ratio is None else f'{ratio:.2f}'} "
+              f"| {spread} |")
+    print("\nratio: ours / gnubg's rate (for times: gnubg's time / ours), so above 1 is faster than gnubg: of the rounds' "
+          "medians; rounds' ratios: the lowest and highest of the rounds' own pairs.")
     sparse, weight_bytes = sparse_work(bench.net, _encoded(bench))
     print(f"physical limit: the shipped net {bench.flops:,} FLOPs per evaluation as dense products, gnubg's contact net "
           f"{GNUBG_FLOPS:,} ({bench.flops / GNUBG_FLOPS:.1f}x); float32 matrix products here {sgemm / 1e9:.1f} GFLOP/s "

@@ -29,10 +29,12 @@ def test_quick_run_prints_every_row_of_the_table():
         if not only_all:
             line = [t for t in table if t.startswith(f"| {work.format(**sizes)} |")]
             assert len(line) == 1, (key, out)
-            ours, theirs = line[0].split("|")[3:5]
+            ours, theirs, ratio, rounds = line[0].split("|")[3:7]
             assert any(ch.isdigit() for ch in ours), line[0]
             if gnubg:  # both gnubgs are there (CI installs them): every row has gnubg's figure too
                 assert any(ch.isdigit() for ch in theirs), line[0]
+                # one round: the rounds' lowest and highest ratio are that round's, the row's ratio
+                assert rounds.strip() == f"{ratio.strip()}-{ratio.strip()}", line[0]
     assert "share of that rate reached as dense products, eval one" in out and "eval batch" in out
     if importlib.util.find_spec("numba") is not None:  # the kernel's own work beside the dense products
         assert "the compiled kernel skips zero inputs and inactive units" in out
