@@ -88,6 +88,36 @@ def load_starts(path: str) -> np.ndarray | None:
     return starts.astype(np.int8)
 
 
+class StopRequest:
+    """SIGINT and SIGTERM while a run plays: the first asks it to stop once the update under way is
+    learned (then the checkpoint, exit 130), so that no signal lands inside a library. An interrupt
+    raised while numba compiles a kernel (the first update of a process that changes over to the
+    kernels) comes out as numba's RuntimeError, its library half built, and one raised inside the
+    optimizer's step would leave the weights half updated. A second signal stops at once
+    (KeyboardInterrupt). ``install`` sets the handlers, ``restore`` puts the previous ones back."""
+
+    def __init__(self, say=None):
+        self.requested = False
+        self.say = say or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.previous: dict = {}
+
+    def __call__(self, signum, frame) -> None:
+        if self.requested:
+            raise KeyboardInterrupt
+        self.requested = True
+        self.say("stopping once this update is learned (again to stop at once)")
+
+    def install(self) -> StopRequest:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self.previous[signum] = signal.signal(signum, self)
+        return self
+
+    def restore(self) -> None:
+        for signum, handler in self.previous.items():
+            signal.signal(signum, handler)
+        self.previous.clear()
+
+
 def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
     """The training run of the command line ``argv``, recorded in the checkpoints as ``command ARGV``: 0
     when done, 130 when stopped (with a checkpoint), 1 (and one line on stderr) when a checkpoint cannot
@@ -183,10 +213,10 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
         if path == last:
             saved = games_done
 
-    # Ctrl-C and SIGTERM (a scheduler stopping the job) end the run cleanly with a checkpoint; SIGINT
-    # is set explicitly because a shell starts background jobs with it ignored.
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    # Ctrl-C and SIGTERM (a scheduler stopping the job) end the run cleanly with a checkpoint, once the
+    # update under way is learned (StopRequest); SIGINT is set explicitly because a shell starts
+    # background jobs with it ignored.
+    stop = StopRequest(tqdm.write).install()
     schedule = lr_schedule(args)
     start = time.time()
     next_ckpt = (games_done // args.checkpoint_every + 1) * args.checkpoint_every
@@ -195,7 +225,7 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
                disable=args.no_progress)
     interrupted, failed = False, None  # failed: the first checkpoint that could not be written
     try:
-        while games_done < args.games:
+        while games_done < args.games and not stop.requested:
             if args.minutes and time.time() - start > args.minutes * 60:
                 break
             rate_now = lr_at(schedule, games_done)  # a resumed run takes the rate asked for now
@@ -238,7 +268,7 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
                 if args.no_progress:
                     print(f"{games_done}/{args.games} games, {rate:.0f} games/s, loss {metrics['loss']:.4f}, "
                           f"lr {rate_now:g}, {time.time() - start:.0f} s; wrote {last}", flush=True)
-            if next_eval is not None and games_done >= next_eval:
+            if next_eval is not None and games_done >= next_eval and not stop.requested:
                 for name, ppg, half in strength_check(learner.net, args.game, args.eval_games, args.seed):
                     writer.add_scalar(f"eval/ppg_vs_{name}", ppg, games_done)
                     tqdm.write(f"{games_done} games: {ppg:+.3f} +- {half:.3f} ppg vs {name}")
@@ -255,14 +285,17 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
     except CheckpointWriteError as e:  # a full disk...: the run stops, last.pt as the last write left it
         failed = e
     finally:
+        interrupted = interrupted or stop.requested
         bar.close()
         try:  # also after a failed write: it may have been a snapshot's, or there may be room again
             checkpoint(last)
         except CheckpointWriteError as e:
             failed = failed or e
-        if own_writer:
-            writer.close()
-        source.close()
+        finally:
+            if own_writer:
+                writer.close()
+            source.close()
+            stop.restore()
     if args.out and not interrupted and not failed:
         try:
             checkpoint(Path(args.out), with_optimizer=False)

@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from model.net.checkpoint import load_net, read
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +102,7 @@ def test_sigterm_stops_cleanly_with_a_checkpoint(tmp_path):
         time.sleep(0.2)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130 and "Traceback" not in err
+    assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
     assert read(run / "last.pt")["games"] > 0  # no checkpoint interval was reached: this is the stop's own
 
 
@@ -116,3 +118,24 @@ def test_learning_rate_schedule():
     for bad in ("5:1e-3", "0:fast", "0:-1"):
         proc = run_train("--lr-schedule", bad, check=False)
         assert proc.returncode == 2 and "--lr-schedule" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_first_signal_asks_the_run_to_stop_and_a_second_stops_it_at_once():
+    """StopRequest: the first SIGINT/SIGTERM only sets ``requested`` (the loop stops once the update under
+    way is learned, so that no interrupt lands inside numba's compiler or the optimizer's step), the
+    second raises KeyboardInterrupt; ``restore`` gives back the handlers it replaced."""
+    from model.train.selfplay import StopRequest
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    said = []
+    stop = StopRequest(said.append).install()
+    try:
+        assert signal.getsignal(signal.SIGTERM) is stop and signal.getsignal(signal.SIGINT) is stop
+        os.kill(os.getpid(), signal.SIGTERM)  # handled between bytecodes, here
+        assert stop.requested and len(said) == 1 and "again" in said[0]
+        with pytest.raises(KeyboardInterrupt):
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(1)  # the handler runs before the sleep ends
+    finally:
+        stop.restore()
+    assert {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} == before
