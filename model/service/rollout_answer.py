@@ -147,10 +147,10 @@ def _plays_need_dice(query: Query, plays) -> None:
 
 def check_rollout(query: Query, plays) -> int:
     """Refuse at once what the rollout would refuse later (a server, before it queues the job): a
-    finished game, plays named without dice, a roll with no legal play, a play that is not legal. Returns how many candidates
-    the rollout will roll out at most (a server bounds the trials x candidates whose results a job keeps):
-    without dice 3 (the position, no double, double/take), with dice the move filter's ``keep``, the
-    legal plays, or the distinct plays named."""
+    finished game, plays named without dice, a roll with no legal play, a play that is not legal.
+    Returns how many candidates the rollout will roll out at most (a server bounds the trials x
+    candidates whose results a job keeps): without dice 3 (the position, no double, double/take), with
+    dice the move filter's ``keep``, the legal plays, or the distinct plays named."""
     pos = query.position
     if pos[OFF] == CHECKERS or pos[OPP_OFF] == CHECKERS:
         raise FormatError("the game is over: a side has borne off all 15 checkers")
