@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 from contextlib import contextmanager
 
 import numpy as np
@@ -49,10 +50,24 @@ class Hang(Exception):
     """An input took longer than HANG_SECONDS."""
 
 
+def numba_compiling() -> bool:
+    """Whether this thread is inside numba's compiler (its global compiler lock held: compiling a kernel,
+    or loading one from the disk cache); False where numba has not been imported."""
+    lock = sys.modules.get("numba.core.compiler_lock")
+    return lock is not None and lock.global_compiler_lock.is_locked()
+
+
 @contextmanager
 def no_hang(seconds: float = HANG_SECONDS):
-    """Raise Hang inside the block if it runs longer than ``seconds`` (SIGALRM: main thread only)."""
+    """Raise Hang inside the block if it runs longer than ``seconds`` (SIGALRM: main thread only), but
+    never inside numba's compiler: there the alarm waits until the compile is done. An exception
+    raised while a kernel compiles leaves numba's library half built, and llvmlite later crashed the
+    whole test process freeing it (a fresh clone's first fuzz example compiles the serve path's
+    kernels, over 10 s on a slow machine); a compile ends by itself, so waiting cannot hang."""
     def expire(signum, frame):
+        if numba_compiling():
+            signal.setitimer(signal.ITIMER_REAL, 0.25)
+            return
         raise Hang(f"no answer within {seconds} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
