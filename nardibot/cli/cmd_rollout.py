@@ -185,8 +185,10 @@ def rollout_main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.trials < 2:
         raise UsageError(f"--trials must be at least 2, got {args.trials}")
-    if args.truncate < 0 or (args.batch is not None and args.batch < 1):
-        raise UsageError("--truncate must be >= 0 and --batch >= 1")
+    if args.truncate < 0:
+        raise UsageError(f"--truncate must be 0 (play to the end) or more, got {args.truncate}")
+    if args.batch is not None and args.batch < 1:
+        raise UsageError(f"--batch must be at least 1, got {args.batch}")
     if args.processes < 0:
         raise UsageError(f"--processes must be >= 0 (0: one per core), got {args.processes}")
     if args.workers < 0 or (args.ray_address and not args.workers):

@@ -87,6 +87,8 @@ def test_the_table_and_other_position_forms(capsys, nets):
     ([START_ID, "--plays", "all"], "need dice"),  # plays without a roll would go unused
     (["4HPwATDgc/ABM"], "14 characters"),
     ([START_ID, "--ply", "5"], "invalid choice"),
+    ([START_ID, "--truncate", "-1"], "--truncate must be 0 (play to the end) or more, got -1"),
+    ([START_ID, "--batch", "0"], "--batch must be at least 1, got 0"),  # each flag named alone
 ])
 def test_bad_input_is_one_line_and_exit_2(nets, args, message):
     """No legal play, a finished game, no trials, an illegal play, plays without dice, a bad ID, a bad
