@@ -115,6 +115,20 @@ def check(args: Args) -> str | None:
         return "--play-prune is for backgammon with --target sample (the one-ply target prunes by --target-prune)"
     if not 0 <= args.lam <= 1:
         return "--lam must be within 0..1"
+    if not args.lr > 0:  # nan too
+        return f"--lr must be a positive number, got {args.lr:g}"
+    if not 0 <= args.explore <= 1:
+        return f"--explore is a chance, 0..1, got {args.explore:g}"
+    if not args.minutes >= 0:
+        return f"--minutes must be 0 (no limit) or more, got {args.minutes:g}"
+    if args.eval_every < 0:
+        return f"--eval-every must be 0 (never) or more, got {args.eval_every}"
+    if args.eval_games < 2 or args.eval_games % 2:
+        return f"--eval-games must be a positive even number (every dice stream is played twice), got {args.eval_games}"
+    if args.seed < 0:
+        return f"--seed must be 0 or more, got {args.seed}"
+    if args.threads < 0:
+        return f"--threads must be 0 (all cores) or more, got {args.threads}"
     if args.actors < 0 or args.actor_gpus < 0:
         return "--actors and --actor-gpus must be >= 0"
     if (args.ray_address or args.actor_gpus) and not args.actors:

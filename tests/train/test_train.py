@@ -69,6 +69,16 @@ def test_bad_flags_and_bad_resume_give_one_line(tmp_path):
                   ("--play-prune", "-1")):
         proc = run_train(*flags, check=False)
         assert proc.returncode == 2 and "--play-prune" in proc.stderr and "Traceback" not in proc.stderr
+    for flags, said in ((("--lr", "-1"), "--lr"), (("--lr", "nan"), "--lr"), (("--explore", "2"), "--explore"),
+                        (("--minutes", "-1"), "--minutes"), (("--eval-every", "-1"), "--eval-every"),
+                        (("--eval-games", "3"), "--eval-games"), (("--seed", "-5"), "--seed"),
+                        (("--threads", "-2"), "--threads")):
+        proc = run_train(*flags, check=False)  # each used to run (or crash at the first strength check)
+        assert proc.returncode == 2 and said in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    (tmp_path / "file").write_text("")
+    proc = run_train("--run-dir", str(tmp_path / "file" / "run"), check=False)  # a folder that cannot be made
+    assert proc.returncode == 2 and "cannot make the run folder" in proc.stderr and "Traceback" not in proc.stderr
     proc = run_train("--game", "nardi", "--run-dir", str(tmp_path / "none"), "--resume", check=False)
     assert proc.returncode == 2 and "cannot resume" in proc.stderr and "Traceback" not in proc.stderr
     (tmp_path / "bad").mkdir()
