@@ -167,7 +167,7 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
         try:  # here, not deep in TensorBoard's writer: a folder that cannot be made is one line
             run_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
-            raise UsageError(f"cannot make the run folder {run_dir}: {e.strerror or e}") from None
+            raise UsageError(f"cannot write the run folder {run_dir}: {e.strerror or e}") from None
         torch.manual_seed(args.seed)
         hidden = tuple(int(h) for h in args.hidden.split(","))
         net = OutcomeNet(NetConfig(args.game, hidden, feature_version=args.features or None)).to(device)

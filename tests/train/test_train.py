@@ -78,7 +78,7 @@ def test_bad_flags_and_bad_resume_give_one_line(tmp_path):
         assert len(proc.stderr.strip().splitlines()) == 1
     (tmp_path / "file").write_text("")
     proc = run_train("--run-dir", str(tmp_path / "file" / "run"), check=False)  # a folder that cannot be made
-    assert proc.returncode == 2 and "cannot make the run folder" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.returncode == 2 and "cannot write the run folder" in proc.stderr and "Traceback" not in proc.stderr
     proc = run_train("--game", "nardi", "--run-dir", str(tmp_path / "none"), "--resume", check=False)
     assert proc.returncode == 2 and "cannot resume" in proc.stderr and "Traceback" not in proc.stderr
     (tmp_path / "bad").mkdir()
