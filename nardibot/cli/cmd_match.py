@@ -106,8 +106,12 @@ def parse_args(argv: list[str], prog: str = PROG) -> Args:
         raise UsageError(f"--games must be a positive even number (each dice stream is played twice), got {args.games}")
     if args.batch < 1:
         raise UsageError(f"--batch must be at least 1, got {args.batch}")
-    if args.max_plies < 1 or args.threads < 1:
-        raise UsageError("--max-plies and --threads must be at least 1")
+    if args.max_plies < 1:
+        raise UsageError(f"--max-plies must be at least 1, got {args.max_plies}")
+    if args.threads < 1:
+        raise UsageError(f"--threads must be at least 1, got {args.threads}")
+    if args.seed < 0:  # checked here: a player seeded from it would be blamed for it
+        raise UsageError(f"--seed must be 0 or more, got {args.seed}")
     if args.luck_prune < 0:
         raise UsageError(f"--luck-prune must be 0 or more, got {args.luck_prune}")
     if args.mat and args.game != "backgammon":

@@ -71,6 +71,8 @@ def test_the_match_subcommand_is_the_default_command(tmp_path):
     (["heuristic", "random", "--luck", "checkpoints/backgammon.safetensors+1ply"], "the judge looks at 0-ply"),
     (["heuristic", "random", "--game", "nardi", "--luck", "checkpoints/backgammon.safetensors"], "not nardi"),
     (["heuristic", "random", "--luck-prune", "-1"], "--luck-prune must be 0 or more"),
+    (["heuristic", "random", "--seed", "-3"], "--seed must be 0 or more, got -3"),  # not blamed on a player
+    (["heuristic", "random", "--threads", "0"], "--threads must be at least 1, got 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args, message):
     """Bad flags, unknown players, missing checkpoints: one error line on stderr, status 2, no traceback."""
