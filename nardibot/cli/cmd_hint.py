@@ -59,13 +59,14 @@ from engine.board import pips
 from engine.cube_state import CubeOwner
 from engine.formats.pictures import ascii_board
 from engine.formats.position import MatchInfo, write_match_id
+from engine.tools.cli import UsageError
 from model.bot import Bot
 from model.cube.met import load_met
 from model.net.checkpoint import CheckpointError
 from model.net.equity import OUTPUT_NAMES
 from model.service.hint import HintSettings, hint
 from model.service.query import match_id_owner, picture_state, query_of_line, query_of_text
-from nardibot.cli.common import OneLineParser, progress_bar
+from nardibot.cli.common import OneLineParser, check_writable, progress_bar
 
 
 def render(answer: dict, top: int, board: bool) -> str:
@@ -178,6 +179,11 @@ def main(argv: list[str]) -> int:
             load_met(args.met)
         except (ValueError, OSError) as e:
             parser.error(f"--met: {e}")
+    try:
+        check_writable("--image", args.image)  # said before the work, not after it
+    except UsageError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         bot = Bot.load(args.bot, game=args.game, device=args.device)
     except (CheckpointError, ValueError, FileNotFoundError) as e:

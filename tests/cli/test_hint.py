@@ -381,6 +381,7 @@ BAD = [
     (["4HPwATDgc/ABMA", "--dice", "31", "--bot", "missing/net.pt"], "not found"),
     (["--jsonl", "missing/q.jsonl"], "cannot read"),
     (["4HPwATDgc/ABMA", "--dice", "31", "--image", "x.bmp"], ".svg"),
+    (["4HPwATDgc/ABMA", "--dice", "31", "--image", "missing/x.svg"], "--image: cannot write missing/x.svg"),
 ]
 
 
