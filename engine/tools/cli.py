@@ -5,6 +5,7 @@ exit status 2 (USAGE_ERROR), never a usage text or a traceback.
                    flag even when a required argument is missing as well.
 ``UsageError``     raised by a command for bad input found after parsing (a missing file, flags that
                    do not go together); ``run_main`` reports it under the command's name.
+``check_writable`` a UsageError before any work for an output path that could not be written at the end.
 ``emit``           prints a command's output; a reader that went away (``| head``) ends it quietly.
 ``option``         a dataclass field that is one flag: its default and its --help text (and any
                    further ``add_argument`` keyword); ``dataclass_parser`` builds the parser of
@@ -15,9 +16,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import sys
 import typing
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 USAGE_ERROR = 2
@@ -102,6 +105,28 @@ def run_main(prog: str, main: Callable[[list[str]], int], argv: list[str]) -> in
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return INTERRUPTED
+
+
+def check_writable(flag: str, path: str | None, folder: bool = False) -> None:
+    """UsageError now, before any work, when the output ``path`` given with ``flag`` could not be
+    written at the end: its folder is missing or not writable, or it is a folder (None: not asked for).
+    ``folder``: ``path`` is a folder to be made if needed (the nearest existing one above must be a
+    writable folder)."""
+    if path is None:
+        return
+    target = Path(path).absolute()
+    if folder:
+        above = next(p for p in (target, *target.parents) if p.exists())
+        if not above.is_dir():
+            raise UsageError(f"{flag}: cannot write {path}: {above} is not a folder")
+    elif target.is_dir():
+        raise UsageError(f"{flag}: cannot write {path}: it is a folder")
+    else:
+        above = target.parent
+        if not above.is_dir():
+            raise UsageError(f"{flag}: cannot write {path}: no such folder")
+    if not os.access(above, os.W_OK):
+        raise UsageError(f"{flag}: cannot write {path}: permission denied")
 
 
 def option(default: Any = dataclasses.MISSING, *, help: str, **argparse_kwargs) -> Any:

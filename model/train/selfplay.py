@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.tools.cli import UsageError, dataclass_parser
+from engine.tools.cli import UsageError, check_writable, dataclass_parser
 from model.train.selfplay_args import PROG, Args, check, lr_at, lr_schedule, resume_args
 
 RECIPES = f"""A whole training method runs as a recipe instead (model/train/pipeline.py):
@@ -137,6 +137,7 @@ def train(argv: list[str], command: str = f"{PROG} train", writer=None) -> int:
     from model.train.snapshots import prune_snapshots, snapshot_path
     from model.train.td import SelfPlayActor, TDLearner
 
+    check_writable("--out", args.out or None)  # before the games, not after them
     try:
         # Ray actors started on this machine play on its cores: the learner leaves them theirs
         local_actors = args.actors if args.actors and not args.ray_address else 0

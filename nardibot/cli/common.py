@@ -1,14 +1,13 @@
 """Small pieces shared by the command lines: the program's name, JSON result files with the versions
 that made them, a progress bar, and (from engine/tools/cli.py, where the engine's own command line finds
-them too) one-line usage errors, output that ends quietly when its reader goes away, and parsers built
-from dataclasses."""
+them too) one-line usage errors, the check that an output path can be written, output that ends quietly
+when its reader goes away, and parsers built from dataclasses."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 import json
-import os
 import platform
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from engine.tools.cli import (  # noqa: F401 - the command lines' one place to i
     USAGE_ERROR,
     OneLineParser,
     UsageError,
+    check_writable,
     dataclass_parser,
     emit,
     option,
@@ -51,28 +51,6 @@ def write_json(path: str, blob: dict, make_folder: bool = False) -> None:
             f.write("\n")
     except OSError as e:
         raise UsageError(f"--json: cannot write {path}: {e.strerror}") from None
-
-
-def check_writable(flag: str, path: str | None, folder: bool = False) -> None:
-    """UsageError now, before any work, when the output ``path`` given with ``flag`` could not be
-    written at the end: its folder is missing or not writable, or it is a folder (None: not asked for).
-    ``folder``: ``path`` is a folder to be made if needed (the nearest existing one above must be a
-    writable folder)."""
-    if path is None:
-        return
-    target = Path(path).absolute()
-    if folder:
-        above = next(p for p in (target, *target.parents) if p.exists())
-        if not above.is_dir():
-            raise UsageError(f"{flag}: cannot write {path}: {above} is not a folder")
-    elif target.is_dir():
-        raise UsageError(f"{flag}: cannot write {path}: it is a folder")
-    else:
-        above = target.parent
-        if not above.is_dir():
-            raise UsageError(f"{flag}: cannot write {path}: no such folder")
-    if not os.access(above, os.W_OK):
-        raise UsageError(f"{flag}: cannot write {path}: permission denied")
 
 
 def progress_bar(total: int, unit: str, enabled: bool = True):

@@ -79,6 +79,9 @@ def test_bad_flags_and_bad_resume_give_one_line(tmp_path):
     (tmp_path / "file").write_text("")
     proc = run_train("--run-dir", str(tmp_path / "file" / "run"), check=False)  # a folder that cannot be made
     assert proc.returncode == 2 and "cannot write the run folder" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_train("--run-dir", str(tmp_path / "out"), "--out", str(tmp_path / "missing" / "net.safetensors"),
+                     check=False)  # refused before the games, not after them
+    assert proc.returncode == 2 and "--out: cannot write" in proc.stderr and not (tmp_path / "out").exists()
     proc = run_train("--game", "nardi", "--run-dir", str(tmp_path / "none"), "--resume", check=False)
     assert proc.returncode == 2 and "cannot resume" in proc.stderr and "Traceback" not in proc.stderr
     (tmp_path / "bad").mkdir()
