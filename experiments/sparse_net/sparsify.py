@@ -146,16 +146,15 @@ def fit(work: Path, out: Path, l1: float, epochs: int, lr: float, seed: int) -> 
 
 def choice_error(net, held) -> float:
     """x 1000: the shipped net's equity lost a family by ``net``'s pick instead of the shipped net's."""
+    from engine.groups import group_argmax
     from model.net.equity import cubeless_equity
 
     pos, tgt, fam = held
-    probs = net.probabilities(pos)
-    mine = np.asarray(cubeless_equity("backgammon", probs))
+    mine = np.asarray(cubeless_equity("backgammon", net.probabilities(pos)))
     theirs = np.asarray(cubeless_equity("backgammon", tgt.astype(np.float64)))
-    lost = []
-    for f in np.unique(fam):
-        rows = np.flatnonzero(fam == f)
-        lost.append(theirs[rows].max() - theirs[rows[np.argmax(mine[rows])]])
+    group = np.unique(fam, return_inverse=True)[1].reshape(-1)  # families 0..n-1, in order
+    n = int(group.max()) + 1
+    lost = theirs[group_argmax(theirs, group, n)] - theirs[group_argmax(mine, group, n)]
     return 1000 * float(np.mean(lost))
 
 
